@@ -1,0 +1,45 @@
+"""fpexplore: an educational floating-point explorer.
+
+Decode float16/32/64, bfloat16, TF32, FP8, FP6, FP4 and custom formats into
+sign, exponent and mantissa; round any real number exactly; measure
+representation error; count the values between two numbers.
+
+>>> import fpexplore as fpx
+>>> p = fpx.decode(3.14159, "float32")
+>>> (p.sign, p.exponent, p.mantissa)
+(0, 128, 4788176)
+"""
+
+from .codes import Kind
+from .decode import ArrayParts, FloatParts, decode, decode_array, from_bits
+from .density import Binade, binade_table, count_between, values_between
+from .error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
+from .exact import ROUNDING_MODES
+from .formats import FORMATS, Format, format_names, get_format
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FORMATS",
+    "ROUNDING_MODES",
+    "ArrayParts",
+    "Binade",
+    "FloatParts",
+    "Format",
+    "Kind",
+    "RepresentationError",
+    "__version__",
+    "binade_table",
+    "count_between",
+    "decode",
+    "decode_array",
+    "format_names",
+    "from_bits",
+    "get_format",
+    "next_down",
+    "next_up",
+    "representation_error",
+    "round_to",
+    "ulp",
+    "values_between",
+]

@@ -1,0 +1,138 @@
+"""Plain-text renderings of decoded values (numpy only, no matplotlib).
+
+Examples
+--------
+>>> from fpexplore import decode
+>>> print(decode(3.14159, "float32"))  # doctest: +ELLIPSIS
+3.14159 in float32 (round to nearest, ties to even)
+  bits      0 | 10000000 | 10010010000111111010000   = 0x40490FD0
+  sign      0                  -> +1
+  exponent  128                -> 2^(128 - 127) = 2^1
+  mantissa  4788176            -> 1 + 4788176/2^23
+  value     (-1)^0 x 2^(128-127) x (1 + 4788176/2^23)
+          = 3.1415901184082031250 (exactly)
+  kind      normal
+  error     abs 1.1816e-07   rel 3.7613e-08   0.4957 ULP   (ULP here: 2.3842e-07)
+  neighbours 3.14158987998962402343750 < 3.1415901184082031250 < 3.14159035682678222656250
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .decode import FloatParts
+
+__all__ = ["FIELD_COLORS", "exact_decimal", "parts_text"]
+
+FIELD_COLORS = {"sign": "#D55E00", "exponent": "#0072B2", "mantissa": "#009E73"}
+"""Okabe-Ito colours (safe for colour-blind readers) for the three fields."""
+
+_ANSI = {"sign": "\033[38;5;166m", "exponent": "\033[38;5;32m", "mantissa": "\033[38;5;36m"}
+_RESET = "\033[0m"
+
+ROUNDING_NAMES = {
+    "nearest_even": "round to nearest, ties to even",
+    "nearest_away": "round to nearest, ties away from zero",
+    "toward_zero": "round toward zero",
+    "up": "round up, toward +inf",
+    "down": "round down, toward -inf",
+}
+
+
+def exact_decimal(x: Fraction) -> str:
+    """All the decimal digits of a dyadic rational (a value with a power-of-two
+    denominator has a finite decimal expansion).
+
+    >>> exact_decimal(Fraction(1, 8))
+    '0.125'
+    >>> exact_decimal(Fraction(-3))
+    '-3'
+    """
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    den = x.denominator
+    k = den.bit_length() - 1
+    if den != 1 << k:
+        raise ValueError(f"{x} has no finite binary expansion")
+    digits = str(x.numerator * 5**k)  # x = numerator * 5**k / 10**k
+    if k == 0:
+        return sign + digits
+    digits = digits.rjust(k + 1, "0")
+    return f"{sign}{digits[:-k]}.{digits[-k:]}"
+
+
+def _short_decimal(x: Fraction, limit: int = 60) -> str:
+    text = exact_decimal(x)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _paint(text: str, field: str, color: bool) -> str:
+    return f"{_ANSI[field]}{text}{_RESET}" if color else text
+
+
+def _describe_input(parts: FloatParts) -> str:
+    given = parts.input
+    if isinstance(given, float) and parts.input_exact is not None:
+        if Fraction(repr(given)) != parts.input_exact:
+            exact = _short_decimal(parts.input_exact)
+            return f"{given!r} (a float, exactly {exact})"
+    if isinstance(given, str):
+        return repr(given)
+    return repr(given) if given is not None else "?"
+
+
+def parts_text(parts: FloatParts, *, color: bool = False) -> str:
+    """The multi-line breakdown that ``str(FloatParts)`` prints."""
+    fmt = parts.format
+    e, m = fmt.exponent_bits, fmt.mantissa_bits
+    bits = parts.bits
+    fields = [("sign", bits[0]), ("exponent", bits[1 : 1 + e]), ("mantissa", bits[1 + e :])]
+    bit_line = " | ".join(_paint(text, name, color) for name, text in fields if text)
+    if parts.rounding is None:  # from_bits
+        title = f"bit pattern {parts.hex} of {fmt.name}"
+    else:
+        title = f"{_describe_input(parts)} in {fmt.name} ({ROUNDING_NAMES[parts.rounding]})"
+    lines = [title, f"  bits      {bit_line}   = {parts.hex}"]
+    s, x, mant = parts.sign, parts.exponent, parts.mantissa
+    lines.append(f"  sign      {s:<18} -> {'-1' if s else '+1'}")
+    kind = parts.kind.value
+    if kind in ("normal", "subnormal", "zero"):
+        lead = "1" if kind == "normal" else "0"
+        field_exp = x if kind == "normal" else 1
+        note = "" if kind == "normal" else "  (exponent field 0: subnormal, 2^(1 - bias))"
+        lines.append(
+            f"  exponent  {x:<18} -> 2^({field_exp} - {fmt.bias}) = 2^{field_exp - fmt.bias}{note}"
+        )
+        lines.append(f"  mantissa  {mant:<18} -> {lead} + {mant}/2^{m}")
+        formula = f"(-1)^{s} x 2^({field_exp}-{fmt.bias}) x ({lead} + {mant}/2^{m})"
+        lines.append(f"  value     {formula}")
+        stored = parts.exact
+        lines.append(
+            f"          = {'-' if s and stored == 0 else ''}{exact_decimal(stored)} (exactly)"
+        )
+    else:
+        lines.append(f"  exponent  {x:<18} -> all ones: special value")
+        lines.append(f"  mantissa  {mant:<18} -> {'0: infinity' if kind == 'inf' else 'NaN'}")
+        if kind == "nan" and fmt.nan_encoding == "ieee":
+            quiet = "quiet" if parts.quiet else "signalling"
+            lines.append(f"  value     NaN ({quiet}, payload {parts.nan_payload})")
+        else:
+            lines.append(f"  value     {parts.value}")
+    lines.append(f"  kind      {kind}")
+    if parts.rounding is not None:
+        lines.append(
+            f"  error     abs {parts.abs_error:.5g}   rel {parts.rel_error:.5g}   "
+            f"{parts.ulp_error:.4g} ULP   (ULP here: {parts.ulp:.5g})"
+        )
+    if parts.is_finite:
+        below, above = parts.next_down(), parts.next_up()
+        lines.append(f"  neighbours {_neighbour(below)} < this < {_neighbour(above)}")
+    return "\n".join(lines)
+
+
+def _neighbour(parts: FloatParts) -> str:
+    return f"{parts.value!r} ({parts.hex})"
