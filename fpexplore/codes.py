@@ -133,7 +133,8 @@ def codes_to_values(codes: Any, fmt: Any) -> np.ndarray:
     fmt = get_format(fmt)
     c = check_codes(codes, fmt)
     if fmt.name in _NATIVE and fmt == get_format(fmt.name):
-        return c.view(_NATIVE[fmt.name]).astype(np.float64)
+        with np.errstate(invalid="ignore"):  # widening a signalling NaN
+            return c.view(_NATIVE[fmt.name]).astype(np.float64)
     if c.ndim == 0:
         return codes_to_values(c.reshape(1), fmt).reshape(())
     sign, exponent, mantissa = fields(c, fmt)
@@ -291,8 +292,8 @@ def _special_codes(
         big = fmt.max_code
     if overflow == "saturate":
         big = fmt.max_code
-    code = np.where(overflowed & finite, np.where(toward_zero, fmt.max_code, big), code)
-    code = code.astype(np.uint64)
+    replacement = np.where(toward_zero, np.uint64(fmt.max_code), np.uint64(big))
+    code = np.where(overflowed & finite, replacement, code).astype(np.uint64)
     nan = np.isnan(bits64.view(np.float64))
     infinite = ~finite & ~nan
     if fmt.has_infinity:

@@ -178,23 +178,24 @@ class Format:
     @property
     def machep(self) -> int:
         """Exponent of eps: ``-mantissa_bits`` (float64: -52)."""
-        return -self.mantissa_bits
+        return max(0, self.emin) - self.mantissa_bits
 
     @property
     def negep(self) -> int:
-        """Exponent of epsneg: ``-mantissa_bits - 1``."""
-        return -self.mantissa_bits - 1
+        """Exponent of epsneg: ``-mantissa_bits - 1`` (see epsneg)."""
+        return max(-1, self.emin) - self.mantissa_bits
 
     # -- values -------------------------------------------------------------------
     @property
     def eps(self) -> float:
         """Gap between 1.0 and the next larger value: ``2**-mantissa_bits`` (float64: 2**-52)."""
-        return 2.0**-self.mantissa_bits
+        return math.ldexp(1.0, max(0, self.emin) - self.mantissa_bits)
 
     @property
     def epsneg(self) -> float:
-        """Gap between 1.0 and the next smaller value: ``2**-(mantissa_bits+1)``."""
-        return 2.0 ** (-self.mantissa_bits - 1)
+        """Gap between 1.0 and the next smaller value: ``2**-(mantissa_bits+1)``, or
+        ``eps`` when 1.0 is the smallest normal (float6_e2m3fn, float4_e2m1fn)."""
+        return math.ldexp(1.0, max(-1, self.emin) - self.mantissa_bits)
 
     @property
     def max_mantissa(self) -> int:
