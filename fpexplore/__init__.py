@@ -16,6 +16,7 @@ from .density import Binade, binade_table, count_between, values_between
 from .error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, format_names, get_format
+from .tables import compare, format_table
 
 __version__ = "0.1.0"
 
@@ -30,10 +31,12 @@ __all__ = [
     "RepresentationError",
     "__version__",
     "binade_table",
+    "compare",
     "count_between",
     "decode",
     "decode_array",
     "format_names",
+    "format_table",
     "from_bits",
     "get_format",
     "next_down",
