@@ -191,7 +191,7 @@ def test_bad_types(bad: object) -> None:
 def test_bad_rounding_and_overflow() -> None:
     with pytest.raises(ValueError, match="'sideways'.*nearest_even"):
         decode(1.0, "float32", rounding="sideways")
-    with pytest.raises(ValueError, match="stochastic"):  # listed? no: only in round_to
+    with pytest.raises(ValueError, match="stochastic"):  # stochastic exists only in round_to
         decode(1.0, "float32", rounding="stochastic")
     with pytest.raises(ValueError, match="'clip'.*saturate"):
         decode(1.0, "float32", overflow="clip")

@@ -1,0 +1,41 @@
+"""Plain-text rendering of FloatParts."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from fpexplore import decode, from_bits
+from fpexplore.display import exact_decimal, parts_text
+
+
+@pytest.mark.parametrize(
+    "x", [Fraction(1, 8), Fraction(-3), Fraction(0), Fraction(1, 2**1074), Fraction(5, 2**60)]
+)
+def test_exact_decimal_is_exact(x: Fraction) -> None:
+    assert Fraction(exact_decimal(x)) == x
+
+
+def test_exact_decimal_refuses_non_dyadic() -> None:
+    with pytest.raises(ValueError, match="binary"):
+        exact_decimal(Fraction(1, 3))
+
+
+def test_colour_only_when_asked() -> None:
+    p = decode(-2.5, "float16")
+    assert "\x1b[" not in parts_text(p)
+    coloured = parts_text(p, color=True)
+    assert coloured.count("\x1b[0m") == 3
+    assert "1" in coloured.splitlines()[1]
+
+
+def test_texts_for_every_kind() -> None:
+    assert "NaN (quiet, payload 0)" in str(decode("nan", "float32"))
+    assert "infinity" in str(decode("-inf", "float16"))
+    assert "subnormal" in str(decode("1e-7", "float16"))
+    assert "= -0 (exactly)" in str(decode("-0", "float16"))
+    assert str(from_bits("0x3C00", "float16")).startswith("bit pattern 0x3C00 of float16")
+    text = str(decode(0.1, "float32"))
+    assert "0.1000000000000000055511151231257827" in text  # a float is taken exactly
+    assert "'0.1' in float32" in str(decode("0.1", "float32"))
