@@ -271,7 +271,7 @@ def decode(
     Examples
     --------
     >>> decode("0.1", "float32").abs_error
-    1.4901161415892261e-09
+    1.4901161193847657e-09
     >>> decode(0.1, "float64").abs_error
     0.0
     >>> decode(70000, "float16").kind

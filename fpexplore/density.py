@@ -6,8 +6,8 @@ Examples
 4194304
 >>> count_between(1, 2, "float16") == count_between(1024, 2048, "float16") == 2**10
 True
->>> count_between(0, "6.1e-5", "float16")  # subnormals: fewer per binade
-1023
+>>> count_between(0, "6.1e-5", "float16")  # zero and the 1023 subnormals
+1024
 """
 
 from __future__ import annotations

@@ -3,17 +3,18 @@
 Examples
 --------
 >>> from fpexplore import decode
->>> print(decode(3.14159, "float32"))  # doctest: +ELLIPSIS
+>>> print(decode(3.14159, "float32"))
 3.14159 in float32 (round to nearest, ties to even)
+  input     a float: exactly 3.14158999999999988261834005243144929409027099609375
   bits      0 | 10000000 | 10010010000111111010000   = 0x40490FD0
   sign      0                  -> +1
   exponent  128                -> 2^(128 - 127) = 2^1
   mantissa  4788176            -> 1 + 4788176/2^23
   value     (-1)^0 x 2^(128-127) x (1 + 4788176/2^23)
-          = 3.1415901184082031250 (exactly)
+          = 3.141590118408203125 (exactly)
   kind      normal
-  error     abs 1.1816e-07   rel 3.7613e-08   0.4957 ULP   (ULP here: 2.3842e-07)
-  neighbours 3.14158987998962402343750 < 3.1415901184082031250 < 3.14159035682678222656250
+  error     abs 1.1841e-07   rel 3.7691e-08   0.4966 ULP   (ULP here: 2.3842e-07)
+  neighbours 3.141589879989624 (0x40490FCF) < this < 3.1415903568267822 (0x40490FD1)
 """
 
 from __future__ import annotations
@@ -74,15 +75,13 @@ def _paint(text: str, field: str, color: bool) -> str:
     return f"{_ANSI[field]}{text}{_RESET}" if color else text
 
 
-def _describe_input(parts: FloatParts) -> str:
+def _input_note(parts: FloatParts) -> str | None:
+    """For a float input whose short repr is not its exact value, the exact value."""
     given = parts.input
     if isinstance(given, float) and parts.input_exact is not None:
         if Fraction(repr(given)) != parts.input_exact:
-            exact = _short_decimal(parts.input_exact)
-            return f"{given!r} (a float, exactly {exact})"
-    if isinstance(given, str):
-        return repr(given)
-    return repr(given) if given is not None else "?"
+            return f"a float: exactly {_short_decimal(parts.input_exact, 72)}"
+    return None
 
 
 def parts_text(parts: FloatParts, *, color: bool = False) -> str:
@@ -95,8 +94,12 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
     if parts.rounding is None:  # from_bits
         title = f"bit pattern {parts.hex} of {fmt.name}"
     else:
-        title = f"{_describe_input(parts)} in {fmt.name} ({ROUNDING_NAMES[parts.rounding]})"
-    lines = [title, f"  bits      {bit_line}   = {parts.hex}"]
+        title = f"{parts.input!r} in {fmt.name} ({ROUNDING_NAMES[parts.rounding]})"
+    lines = [title]
+    note = _input_note(parts) if parts.rounding is not None else None
+    if note:
+        lines.append(f"  input     {note}")
+    lines.append(f"  bits      {bit_line}   = {parts.hex}")
     s, x, mant = parts.sign, parts.exponent, parts.mantissa
     lines.append(f"  sign      {s:<18} -> {'-1' if s else '+1'}")
     kind = parts.kind.value

@@ -229,7 +229,7 @@ class Format:
     @property
     def precision(self) -> int:
         """Approximate decimal digits of precision, as numpy.finfo: ``floor(-log10(eps))``."""
-        return int(math.floor(-math.log10(self.eps)))
+        return math.floor(-math.log10(self.eps))
 
     @property
     def resolution(self) -> float:
