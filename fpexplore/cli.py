@@ -18,128 +18,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
-from . import __version__
 from .cli_output import UsageError
+from .cli_parser import DEFAULT_FORMAT, PROG, build_parser, protect_negative_numbers
 from .course import CourseNotFoundError, copy_course, index_notebook
 from .decode import decode, from_bits
 from .display import parts_text
-from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, get_format
 
 __all__ = ["DEFAULT_FORMAT", "UsageError", "build_parser", "main"]
-
-DEFAULT_FORMAT = "float32"
-"""The format used without ``-f``: the book's examples (pi, claim 9) are float32."""
-
-PROG = "fpexplore"
-
-EPILOG = f"""\
-VALUE is read exactly as written: 0.1 means one tenth, so its error is the
-error of storing one tenth. Also accepted: -1e-8, inf, -inf, nan, hex floats
-(0x1.8p1) and ratios (1/3). Without -f the format is {DEFAULT_FORMAT}.
-
-examples:
-  fpexplore 3.14159                    breakdown of 3.14159 in {DEFAULT_FORMAT}
-  fpexplore -2.5 -f half               negative values work as they are
-  fpexplore 0.1 -f float32 -f bfloat16 one value compared across formats
-  fpexplore 0.1 -f all --json          ... across every format, as JSON
-  fpexplore --bits 0x40490FDB          decode a bit pattern (also 0b..., or 0/1 digits)
-  fpexplore --count 3 4 -f float32     how many float32 values lie in [3, 4)
-  fpexplore --list-formats             the formats and their limits
-  fpexplore --plot density -f e4m3 -o density.png
-  fpexplore --course my-course         copy the notebook course, then open it
-
-exit status: 0 done, 2 bad input (one line on stderr), 1 something missing."""
-
-# A token such as "-1e-8", "-.5" or "-inf" is a number, not an option.
-_NEGATIVE_NUMBER = re.compile(r"-(?:\d|\.\d|inf|nan|snan|qnan|0x)", re.IGNORECASE)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``fpexplore`` command."""
-    parser = _Parser(
-        prog=PROG,
-        description="Take floating-point numbers apart: sign, exponent, mantissa, "
-        "rounding error and neighbours, in float64/32/16, bfloat16, tf32, FP8, FP6, FP4 "
-        "and custom eXmY formats.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("value", nargs="?", metavar="VALUE", help="the number to decode")
-    parser.add_argument(
-        "-f",
-        "--format",
-        action="append",
-        metavar="FORMAT",
-        help=f"target format (default {DEFAULT_FORMAT}): a name such as float16, an alias "
-        "such as half, bf16, e4m3, or eXmY; repeat it (or give a comma-separated list, "
-        "or 'all' for every catalogue format) to compare formats",
-    )
-    modes = ROUNDING_MODES[:-1]  # stochastic rounding needs arrays and randomness
-    parser.add_argument(
-        "--rounding",
-        choices=modes,
-        metavar="MODE",
-        help=f"rounding mode: {', '.join(modes)} (default nearest_even)",
-    )
-    parser.add_argument(
-        "--saturate", action="store_true", help="clamp overflow to +-max instead of inf/NaN"
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour the bit fields: auto (default) on a terminal unless NO_COLOR is set",
-    )
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--bits", nargs="+", metavar="PATTERN", help="decode a bit pattern instead of a VALUE"
-    )
-    mode.add_argument(
-        "--count",
-        nargs=2,
-        metavar=("LO", "HI"),
-        help="count the values v with LO <= v < HI in each format",
-    )
-    mode.add_argument(
-        "--list-formats", action="store_true", help="list the formats and their limits"
-    )
-    from .cli_plot import PLOT_NAMES
-
-    mode.add_argument(
-        "--plot",
-        choices=PLOT_NAMES,
-        metavar="NAME",
-        help=f"draw a figure to --output: {', '.join(PLOT_NAMES)}",
-    )
-    mode.add_argument("--course", metavar="DIR", help="copy the notebook course into DIR")
-    parser.add_argument(
-        "--range",
-        nargs=2,
-        metavar=("LO", "HI"),
-        help="x range of the plots number_line, relative_error, absolute_error",
-    )
-    parser.add_argument("-o", "--output", metavar="FILE", help="file to write the --plot to")
-    parser.add_argument("--force", action="store_true", help="overwrite --output or --course")
-    parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__}")
-    return parser
-
-
-def _protect_negative_numbers(argv: Sequence[str]) -> list[str]:
-    """Prefix number-like tokens that start with '-' with a space, which argparse
-    takes as a value rather than an option; values are stripped when used."""
-    return [f" {token}" if _NEGATIVE_NUMBER.match(token) else token for token in argv]
 
 
 def _formats(specs: list[str] | None) -> list[Format] | None:
@@ -179,7 +69,7 @@ def _check_combination(args: argparse.Namespace) -> None:
     flag = f"--{command.replace('_', '-')}" if command else "a VALUE"
     if args.value is not None and command in ("bits", "count", "list_formats", "course"):
         raise UsageError(f"{flag} takes no VALUE, got {args.value.strip()!r}")
-    if command in ("bits", "list_formats", "course") and (args.rounding or args.saturate):
+    if command in ("bits", "count", "list_formats", "course") and (args.rounding or args.saturate):
         raise UsageError(f"--rounding and --saturate do not apply to {flag}")
     if command in ("plot", "course") and args.json:
         raise UsageError(f"--json does not apply to {flag}")
@@ -294,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     try:
-        args = parser.parse_args(_protect_negative_numbers(arguments))
+        args = parser.parse_args(protect_negative_numbers(arguments))
         return _run(args)
     except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else 0

@@ -134,11 +134,13 @@ def count_text(records: list[dict[str, Any]]) -> str:
     if len(records) == 1:
         (r,) = records
         m = r["per_normal_binade"].bit_length() - 1
-        return (
-            f"{r['count']} values of {r['format']} lie in [{r['lo']}, {r['hi']})\n"
-            f"each normal binade of {r['format']} holds 2**{m} = "
-            f"{r['per_normal_binade']} values; this is {r['binades']:g} times that"
-        )
+        text = f"{r['count']} values of {r['format']} lie in [{r['lo']}, {r['hi']})"
+        if r["count"]:
+            text += (
+                f"\neach normal binade of {r['format']} holds 2**{m} = "
+                f"{r['per_normal_binade']} values; this is {r['binades']:g} times that"
+            )
+        return text
     header = (
         "format",
         f"values in [{records[0]['lo']}, {records[0]['hi']})",

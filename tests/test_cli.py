@@ -12,8 +12,9 @@ from fractions import Fraction
 import pytest
 
 from fpexplore import FORMATS, __version__
-from fpexplore.cli import _protect_negative_numbers, main
+from fpexplore.cli import main
 from fpexplore.cli_output import use_color
+from fpexplore.cli_parser import protect_negative_numbers
 
 ANSI = "\x1b["
 
@@ -127,7 +128,7 @@ def test_negative_count_bounds(capsys):
 
 
 def test_only_number_like_tokens_are_protected():
-    assert _protect_negative_numbers(["-f", "-1e-8", "--json", "-inf", "-x", "-"]) == [
+    assert protect_negative_numbers(["-f", "-1e-8", "--json", "-inf", "-x", "-"]) == [
         "-f",
         " -1e-8",
         "--json",
@@ -294,6 +295,10 @@ def test_count_across_formats(capsys):
     assert rows == {"float16": "1024", "bfloat16": "128", "float8_e4m3fn": "8"}
 
 
+def test_empty_range(capsys):
+    assert run(capsys, "--count", "4", "3")[1] == "0 values of float32 lie in [4, 3)\n"
+
+
 def test_count_json(capsys):
     record = json_strict(run(capsys, "--count", "3", "4", "--json")[1])
     assert record["count"] == 4194304
@@ -332,6 +337,7 @@ BAD_INPUT = {
     "bits in two formats": (["--bits", "0x1", "-f", "half", "-f", "bf16"], "one format"),
     "two commands": (["--bits", "0x1", "--count", "1", "2"], "not allowed with"),
     "value with --count": (["5", "--count", "1", "2"], "takes no VALUE"),
+    "rounding with --count": (["--count", "1", "2", "--rounding", "up"], "do not apply"),
     "output without plot": (["1", "-o", "x.png"], "go with --plot"),
     "bad color": (["1", "--color", "sometimes"], "invalid choice"),
     "nan in fp4": (["nan", "-f", "fp4"], "no NaN encoding"),
