@@ -1,0 +1,153 @@
+"""The notebook course: every notebook runs top to bottom, is committed without outputs,
+cites every claim of the source text, and links back to the index and on to the Keras demo.
+
+Running the notebooks needs the notebook extras (``pip install "fpexplore[notebooks]"``);
+the Keras notebook (06) and its solutions also need Keras and are skipped without it.
+Run only these tests with ``pytest -m notebooks``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+CLAIMS = range(1, 17)
+KERAS_PREFIX = "06-"
+INDEX = "00-index.ipynb"
+KERAS_DEMO = "06-mixed-precision-keras.ipynb"
+CELL_TIMEOUT_S = 600
+
+
+def _course() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+
+
+def _param(path: Path):
+    return pytest.param(path, id=path.relative_to(NOTEBOOKS).as_posix())
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _markdown(path: Path) -> str:
+    return "\n".join(
+        "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for cell in _load(path)["cells"]
+        if cell["cell_type"] == "markdown"
+    )
+
+
+def _tracked_notebooks() -> list[Path]:
+    """Notebooks under notebooks/ known to git (all of them outside a git checkout)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--", "notebooks"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return _course()
+    return sorted(REPO / name for name in listed if name.endswith(".ipynb"))
+
+
+def test_the_course_is_there():
+    names = {path.relative_to(NOTEBOOKS).as_posix() for path in _course()}
+    expected = {
+        INDEX,
+        "01-anatomy-of-a-float.ipynb",
+        "02-precision-density.ipynb",
+        "03-representation-error.ipynb",
+        "04-formats-for-deep-learning.ipynb",
+        "05-when-float16-breaks.ipynb",
+    } | {f"solutions/0{k}-solutions.ipynb" for k in range(1, 6)}
+    assert expected <= names
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("path", [_param(p) for p in _course()])
+def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Execute the notebook in a fresh python3 kernel, in its own folder."""
+    if path.name.startswith(KERAS_PREFIX):
+        pytest.importorskip("keras")
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT_S,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()  # raises CellExecutionError, with the cell and traceback, on failure
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in _tracked_notebooks()])
+def test_committed_notebook_has_no_outputs(path: Path):
+    """Outputs are stripped before committing (``nbstripout notebooks/**/*.ipynb``)."""
+    dirty = [
+        index
+        for index, cell in enumerate(_load(path)["cells"])
+        if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count"))
+    ]
+    assert not dirty, f"code cells {dirty} of {path.name} have outputs or execution counts"
+
+
+_CITATION = re.compile(r"\bclaims?\s+(\d+(?:\s*(?:,|and|&)\s*\d+)*)", re.IGNORECASE)
+
+
+def cited_claims(text: str) -> set[int]:
+    """Claim numbers cited as "claim 7", "claims 13 and 14", "Claims 2, 3 and 11"."""
+    return {int(n) for match in _CITATION.finditer(text) for n in re.findall(r"\d+", match[1])}
+
+
+def test_cited_claims_parser():
+    text = "Claim 7 holds; claims 13 and 14, and claims 2, 3 and 11 (claim 1)."
+    assert cited_claims(text) == {1, 2, 3, 7, 11, 13, 14}
+    assert cited_claims("a claimant of 5") == set()
+
+
+def test_every_claim_is_cited():
+    cited = set().union(*(cited_claims(_markdown(path)) for path in _course()))
+    missing = sorted(set(CLAIMS) - cited)
+    assert not missing, f"claims never cited in the notebooks' text: {missing}"
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _links(path: Path) -> set[str]:
+    return set(_LINK.findall(_markdown(path)))
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in sorted(NOTEBOOKS.glob("0[1-5]-*.ipynb"))])
+def test_lesson_links_to_index_and_keras_demo(path: Path):
+    targets = _links(path)
+    assert INDEX in targets, f"{path.name} does not link to {INDEX}"
+    assert KERAS_DEMO in targets, f"{path.name} does not link to {KERAS_DEMO}"
+
+
+def test_index_links_to_every_notebook():
+    targets = _links(NOTEBOOKS / INDEX)
+    lessons = {p.name for p in NOTEBOOKS.glob("0[1-6]-*.ipynb")} | {KERAS_DEMO}
+    assert lessons <= targets, f"not linked from the index: {sorted(lessons - targets)}"
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in _course()])
+def test_relative_links_resolve(path: Path):
+    broken = [
+        target
+        for target in _links(path)
+        if not re.match(r"[a-z]+:", target) and not (path.parent / target.split("#")[0]).exists()
+    ]
+    assert not broken, f"{path.name} links to missing files: {broken}"
