@@ -1,0 +1,58 @@
+"""matplotlib figures of floating-point formats (``pip install "fpexplore[plot]"``).
+
+Every function takes ``ax=None`` (a new figure when None), returns the Axes
+it drew on, never calls ``plt.show()`` and changes no global matplotlib
+state: font sizes are passed to each call.
+
+Examples
+--------
+>>> import fpexplore.plot as fpplot
+>>> ax = fpplot.number_line("float4_e2m1fn")
+>>> ax.get_title()
+'All 15 values of float4_e2m1fn in [-6.0, 6.0]'
+"""
+
+try:
+    import matplotlib  # noqa: F401
+except ImportError as err:  # pragma: no cover - exercised without matplotlib only
+    raise ImportError(
+        'fpexplore.plot needs matplotlib; install it with: pip install "fpexplore[plot]"'
+    ) from err
+
+from .anatomy import bits
+from .errors import absolute_error, error_histogram, relative_error
+from .export import gallery
+from .formats import format_map
+from .lines import density, number_line, spacing
+from .mixed import (
+    plot_dot_accumulation,
+    plot_dynamic_loss_scale,
+    plot_exp_overflow,
+    plot_gradient_histogram,
+    plot_loss_scale_sweep,
+    plot_matmul_error,
+    plot_policy_comparison,
+    plot_running_sums,
+    plot_softmax_demo,
+)
+
+__all__ = [
+    "absolute_error",
+    "bits",
+    "density",
+    "error_histogram",
+    "format_map",
+    "gallery",
+    "number_line",
+    "plot_dot_accumulation",
+    "plot_dynamic_loss_scale",
+    "plot_exp_overflow",
+    "plot_gradient_histogram",
+    "plot_loss_scale_sweep",
+    "plot_matmul_error",
+    "plot_policy_comparison",
+    "plot_running_sums",
+    "plot_softmax_demo",
+    "relative_error",
+    "spacing",
+]
