@@ -69,7 +69,9 @@ def _check_combination(args: argparse.Namespace) -> None:
     flag = f"--{command.replace('_', '-')}" if command else "a VALUE"
     if args.value is not None and command in ("bits", "count", "list_formats", "course"):
         raise UsageError(f"{flag} takes no VALUE, got {args.value.strip()!r}")
-    if command in ("bits", "count", "list_formats", "course") and (args.rounding or args.saturate):
+    if command in ("bits", "count", "list_formats", "plot", "course") and (
+        args.rounding or args.saturate
+    ):
         raise UsageError(f"--rounding and --saturate do not apply to {flag}")
     if command in ("plot", "course") and args.json:
         raise UsageError(f"--json does not apply to {flag}")
@@ -110,7 +112,9 @@ def _run(args: argparse.Namespace) -> int:
 
         value = None if args.value is None else args.value.strip()
         span = None if args.range is None else tuple(bound.strip() for bound in args.range)
-        save_plot(args.plot, value, formats, args.output, span=span, force=args.force)
+        chosen = None if not args.format else formats or list(FORMATS.values())
+        path = save_plot(args.plot, value, chosen, args.output, span=span, force=args.force)
+        print(f"wrote {path}")
         return 0
     if args.bits:
         parts = from_bits(" ".join(args.bits).strip(), _one_format(formats, "--bits"))

@@ -1,22 +1,25 @@
 """``fpexplore --plot NAME --output FILE``: draw a figure of :mod:`fpexplore.plot` to a file.
 
 matplotlib is imported only here, and only when a plot is asked for; without
-it the command stops with one line naming the extra to install.
+it the command stops with one line naming the extra to install. The figure is
+drawn on a :class:`matplotlib.figure.Figure` of its own (no pyplot state) and
+saved with the Agg renderer.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .cli_output import UsageError
-
-if TYPE_CHECKING:
-    from .formats import Format
+from .cli_parser import DEFAULT_FORMAT
+from .exact import parse_real
+from .formats import Format, get_format
 
 __all__ = ["PLOT_NAMES", "save_plot"]
 
@@ -33,55 +36,105 @@ PLOT_NAMES = (
 """The figures ``--plot`` can draw; each is the function of that name in :mod:`fpexplore.plot`."""
 
 SUFFIXES = (".png", ".svg", ".pdf")
-DEFAULT_SPAN = {"number_line": ("1", "4"), "relative_error": ("1", "1024")}
-"""x ranges used without ``--range``; the others default to ``relative_error``'s."""
+DPI = 150
 
-HISTOGRAM_SAMPLES = 100_000
+SPACING_FORMATS = ("float32", "bfloat16", "float16", "float8_e4m3fn")
+HISTOGRAM_FORMATS = ("float16", "bfloat16", "float8_e4m3fn")
+"""Formats drawn by ``spacing`` and ``error_histogram`` without ``-f``."""
+
+RELATIVE_ERROR_SPAN = ("1", "8")
+"""x range of ``relative_error`` without ``--range``: three binades, three sawtooth teeth."""
+
+FIGURE_SIZES = {
+    "bits": (12, 3.4),
+    "number_line": (12, 3.6),
+    "spacing": (10, 6),
+    "format_map": (10, 6),
+    "density": (10, 5.5),
+}
+"""Figure sizes in inches (others: 10 x 5); ``bits`` widens for 64-bit formats."""
+
+HISTOGRAM_SAMPLES = 10_000
 
 
-def _span(name: str, span: tuple[str, str] | None) -> tuple[float, float]:
-    lo, hi = span if span is not None else DEFAULT_SPAN.get(name, DEFAULT_SPAN["relative_error"])
-    try:
-        low, high = float(lo), float(hi)
-    except ValueError:
-        raise UsageError(f"--range {lo} {hi}: expected two numbers such as --range 1 4") from None
-    if not low < high:
-        raise UsageError(f"--range {lo} {hi}: expected LO < HI")
-    return low, high
+def _number(text: str) -> float:
+    """A --range bound as a float (read exactly, then rounded once)."""
+    exact = parse_real(text)
+    if exact.special == "nan":
+        raise UsageError(f"--range bound {text!r} is NaN; expected a number")
+    magnitude = math.inf if exact.special == "inf" else float(exact.magnitude)
+    return -magnitude if exact.sign else magnitude
+
+
+def _span(span: tuple[str, str] | None, default: tuple[str, str]) -> tuple[float, float]:
+    lo, hi = (_number(bound) for bound in (span or default))
+    if not lo < hi:
+        raise UsageError(f"--range {lo:g} {hi:g}: expected LO < HI")
+    return lo, hi
 
 
 def _single(formats: list[Format] | None, name: str) -> Format:
-    if formats is None or len(formats) != 1:
+    if formats is None:
+        return get_format(DEFAULT_FORMAT)
+    if len(formats) != 1:
         raise UsageError(f"--plot {name} draws one format; expected a single -f")
     return formats[0]
 
 
-def _call(
+def _several(formats: list[Format] | None, default: tuple[str, ...]) -> list[Format]:
+    return [get_format(name) for name in default] if formats is None else formats
+
+
+def _draw(
     name: str,
-    function: Any,
+    plot: Any,
     ax: Any,
     value: str | None,
     formats: list[Format] | None,
     span: tuple[str, str] | None,
 ) -> None:
-    names = None if formats is None else [f.name for f in formats]
+    """Call ``plot.<name>`` with arguments taken from the command line."""
+    if value is not None and name != "bits":
+        raise UsageError(f"--plot {name} takes no VALUE (only --plot bits does)")
     if name == "bits":
         if value is None:
             raise UsageError(
-                "--plot bits needs a VALUE, e.g. fpexplore 3.14159 --plot bits -o x.png"
+                "--plot bits needs a VALUE, e.g. fpexplore 3.14159 --plot bits -o pi.png"
             )
-        function(value, _single(formats, name), ax=ax)
-    elif name in ("number_line", "relative_error", "absolute_error"):
-        lo, hi = _span(name, span)
-        function(_single(formats, name), lo, hi, ax=ax)
+        plot.bits(value, _single(formats, name), ax=ax)
+    elif name == "number_line":
+        fmt = _single(formats, name)
+        lo, hi = span or (None, None)
+        if span is not None:
+            _span(span, span)  # check the bounds; number_line reads them exactly
+        try:
+            plot.number_line(fmt, lo, hi, ax=ax)
+        except ValueError as err:
+            if span is not None:
+                raise
+            raise UsageError(
+                f"--plot number_line: {fmt.name} has {fmt.n_finite} finite values, too many to "
+                "draw them all; pass a window with --range LO HI, e.g. --range 3 4"
+            ) from err
+    elif name in ("relative_error", "absolute_error"):
+        fmt = _single(formats, name)
+        whole = (str(fmt.smallest_subnormal), str(fmt.max))
+        lo, hi = _span(span, RELATIVE_ERROR_SPAN if name == "relative_error" else whole)
+        getattr(plot, name)(fmt, lo, hi, ax=ax)
     elif name == "density":
-        function(_single(formats, name), ax=ax)
-    elif name in ("spacing", "format_map"):
-        function(names, ax=ax)
-    else:  # error_histogram
-        lo, hi = _span(name, span)
-        values = np.random.default_rng(0).uniform(lo, hi, HISTOGRAM_SAMPLES)
-        function(values, names, ax=ax)
+        plot.density(_single(formats, name), ax=ax)
+    elif name == "spacing":
+        lo, hi = (None, None) if span is None else _span(span, span)
+        plot.spacing(_several(formats, SPACING_FORMATS), lo, hi, ax=ax)
+    elif name == "format_map":
+        plot.format_map(formats, ax=ax)
+    else:  # error_histogram: weight-like values, or uniform ones in --range
+        rng = np.random.default_rng(0)
+        if span is None:
+            values = rng.normal(0.0, 0.05, HISTOGRAM_SAMPLES)
+        else:
+            values = rng.uniform(*_span(span, span), HISTOGRAM_SAMPLES)
+        plot.error_histogram(values, _several(formats, HISTOGRAM_FORMATS), ax=ax)
 
 
 def _check_output(output: str | None, force: bool) -> Path:
@@ -115,16 +168,28 @@ def save_plot(
     name : str
         One of :data:`PLOT_NAMES`.
     value : str or None
-        The number for ``bits``.
-    formats : list of Format, or None for all
-        One format for ``bits``, ``number_line``, ``relative_error``,
-        ``absolute_error`` and ``density``; any number for the others.
+        The number for ``bits`` (and for it only).
+    formats : list of Format, optional
+        What ``-f`` asked for; None when it was not given, which means
+        float32 for the one-format figures (``bits``, ``number_line``,
+        ``relative_error``, ``absolute_error``, ``density``),
+        :data:`SPACING_FORMATS` or :data:`HISTOGRAM_FORMATS` for ``spacing``
+        and ``error_histogram``, and the whole catalogue for ``format_map``.
     output : str
-        Target file; its suffix picks the image type. Never overwritten
-        unless ``force``.
+        Target file; its suffix (.png, .svg, .pdf) picks the image type. An
+        existing file is overwritten only with ``force``.
     span : (str, str), optional
-        x range of ``number_line``, ``relative_error`` and ``absolute_error``,
-        and the range of the uniform random sample of ``error_histogram``.
+        ``--range``: the window of ``number_line`` (default: the whole
+        format), ``relative_error`` (default 1 to 8), ``absolute_error``
+        (default: smallest subnormal to max) and ``spacing``; for
+        ``error_histogram``, values drawn uniformly from it instead of the
+        default normal(0, 0.05) "weights".
+
+    Raises
+    ------
+    UsageError
+        For a missing, existing (without ``force``) or badly named output
+        file, arguments the figure cannot use, or a missing matplotlib.
     """
     path = _check_output(output, force)
     try:
@@ -138,9 +203,10 @@ def save_plot(
     from matplotlib.figure import Figure
 
     plot = importlib.import_module("fpexplore.plot")
-    function = getattr(plot, name)
-    figure = Figure(figsize=(10, 5), layout="constrained")
-    ax = figure.subplots()
-    _call(name, function, ax, value, formats, span)
-    figure.savefig(path, dpi=150)
+    width, height = FIGURE_SIZES.get(name, (10, 5))
+    if name == "bits" and formats is not None and formats[0].bits > 32:
+        width = 16
+    figure = Figure(figsize=(width, height), layout="constrained")
+    _draw(name, plot, figure.subplots(), value, formats, span)
+    figure.savefig(path, dpi=DPI)
     return path

@@ -400,3 +400,81 @@ def test_python_dash_m():
     )
     assert done.returncode == 0, done.stderr
     assert json_strict(done.stdout)["value"] == 1.0
+
+
+# -- figures ----------------------------------------------------------------------------------
+PNG = b"\x89PNG\r\n\x1a\n"
+
+PLOTS = {
+    "bits": ["3.14159", "--plot", "bits"],
+    "bits float64": ["0.1", "--plot", "bits", "-f", "float64"],
+    "number_line": ["--plot", "number_line", "-f", "e4m3"],
+    "number_line window": ["--plot", "number_line", "-f", "bf16", "--range", "3", "4"],
+    "spacing": ["--plot", "spacing"],
+    "relative_error": ["--plot", "relative_error", "-f", "half"],
+    "absolute_error": ["--plot", "absolute_error", "-f", "e5m2"],
+    "density": ["--plot", "density", "-f", "e4m3"],
+    "format_map": ["--plot", "format_map", "-f", "all"],
+    "error_histogram": ["--plot", "error_histogram", "-f", "half,e4m3", "--range", "-1", "1"],
+}
+
+
+@pytest.mark.parametrize("case", PLOTS, ids=list(PLOTS))
+def test_plot_writes_only_the_file_asked_for(capsys, tmp_path, monkeypatch, case):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, *PLOTS[case], "--output", "figure.png")
+    assert (status, err) == (0, ""), err
+    assert out == "wrote figure.png\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["figure.png"]
+    assert (tmp_path / "figure.png").read_bytes().startswith(PNG)
+
+
+def test_plot_never_overwrites_without_force(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "density.png"
+    target.write_bytes(b"my homework")
+    argv = ["--plot", "density", "-f", "e2m1", "-o", str(target)]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "--force" in err
+    assert target.read_bytes() == b"my homework"
+    assert run(capsys, *argv, "--force")[0] == 0
+    assert target.read_bytes().startswith(PNG)
+
+
+def test_plot_without_matplotlib(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    status, out, err = run(capsys, "--plot", "density", "-o", str(tmp_path / "d.png"))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("fpexplore: error: plotting needs matplotlib")
+    assert err.endswith('pip install "fpexplore[plot]"\n')
+    assert not (tmp_path / "d.png").exists()
+
+
+BAD_PLOTS = {
+    "no output": (["--plot", "density"], "needs --output"),
+    "unknown suffix": (["--plot", "density", "-o", "d.jpg"], "ending in .png"),
+    "missing folder": (["--plot", "density", "-o", "no/such/d.png"], "does not exist"),
+    "bits without value": (["--plot", "bits", "-o", "b.png"], "needs a VALUE"),
+    "value not used": (["1", "--plot", "density", "-o", "d.png"], "takes no VALUE"),
+    "two formats": (["--plot", "density", "-f", "half,bf16", "-o", "d.png"], "one format"),
+    "too many ticks": (["--plot", "number_line", "-o", "n.png"], "--range LO HI"),
+    "bad range": (["--plot", "relative_error", "--range", "4", "1", "-o", "r.png"], "LO < HI"),
+    "range not a number": (["--plot", "spacing", "--range", "a", "1", "-o", "s.png"], "'a'"),
+    "unknown plot": (["--plot", "pie", "-o", "p.png"], "invalid choice: 'pie'"),
+    "rounding": (["--plot", "density", "--rounding", "up", "-o", "d.png"], "do not apply"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_PLOTS, ids=list(BAD_PLOTS))
+def test_bad_plot_requests(capsys, tmp_path, monkeypatch, case):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    argv, expected = BAD_PLOTS[case]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith("fpexplore: error: ") and err.count("\n") == 1
+    assert expected in err
+    assert list(tmp_path.iterdir()) == []
