@@ -4,6 +4,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import doctest
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -127,3 +129,9 @@ def test_policy_comparison_one_panel_per_metric():
     assert [t.get_text() for t in axes[0].get_xticklabels()] == ["float32", "mixed_float16"]
     _, given = plt.subplots(1, 3)
     assert plot_mixed.plot_policy_comparison(results, ax=given)[1] is given[1]
+
+
+def test_docstring_examples():
+    result = doctest.testmod(plot_mixed)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -23,6 +23,7 @@ from fpexplore.mixed import (
     format_limits,
     round_values,
 )
+from fpexplore.plot._style import TEXT_SIZE, TICK_SIZE, format_color, label_axes, new_axes
 
 __all__ = [
     "plot_dot_accumulation",
@@ -36,48 +37,54 @@ __all__ = [
     "plot_softmax_demo",
 ]
 
-TITLE_SIZE = 14
-LABEL_SIZE = 12
-
-
-def _axes(ax: Axes | None, figsize: tuple[float, float] = (8, 4.5)) -> Axes:
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    ax.tick_params(labelsize=LABEL_SIZE - 1)
-    return ax
-
-
-def _label(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
-    ax.set_title(title, fontsize=TITLE_SIZE)
-    ax.set_xlabel(xlabel, fontsize=LABEL_SIZE)
-    ax.set_ylabel(ylabel, fontsize=LABEL_SIZE)
-    ax.grid(True, alpha=0.3)
+BAD = "#D55E00"  # vermillion: lost to underflow, NaN, skipped
+GOOD = "#009E73"  # bluish green: recovered, grown
+OVERFLOW = "#E69F00"  # orange: overflow zone
+LEGEND_SIZE = TEXT_SIZE - 1
 
 
 def plot_exp_overflow(fmt: str = "float16", x_max: float = 14.0, ax: Axes | None = None) -> Axes:
-    """exp(x) exactly and rounded to ``fmt``, with the largest finite ``fmt`` value."""
-    ax = _axes(ax)
+    """exp(x) exactly and rounded to ``fmt``, with the largest finite ``fmt`` value.
+
+    Examples
+    --------
+    >>> plot_exp_overflow("float16").get_title()
+    'exp(x) overflows float16 beyond x = 11.09'
+    """
+    ax = new_axes(ax)
     x = np.linspace(0.0, x_max, 561)
     with np.errstate(over="ignore"):
         stored = round_values(np.exp(x), fmt)
     largest = format_limits(fmt)["max"]
     ax.semilogy(x, np.exp(x), color="0.3", lw=2, label="exp(x), exact")
     finite = np.isfinite(stored)
-    ax.semilogy(x[finite], stored[finite], color="C0", lw=4, alpha=0.6, label=f"exp(x) in {fmt}")
-    ax.axhline(largest, color="C3", ls="--", label=f"largest {fmt} = {largest:g}")
-    ax.axvline(
-        np.log(largest), color="C3", ls=":", label=f"x = log({largest:g}) = {np.log(largest):.2f}"
+    ax.semilogy(
+        x[finite], stored[finite], color=format_color(0), lw=4, alpha=0.6, label=f"exp(x) in {fmt}"
     )
-    ax.axvspan(np.log(largest), x_max, color="C3", alpha=0.1)
-    ax.text(np.log(largest) + 0.1, largest / 30, f"inf in {fmt}", color="C3", fontsize=LABEL_SIZE)
-    _label(ax, f"exp(x) overflows {fmt} beyond x = {np.log(largest):.2f}", "x (logit)", "exp(x)")
-    ax.legend(fontsize=LABEL_SIZE - 1, loc="upper left")
+    ax.axhline(largest, color=BAD, ls="--", label=f"largest {fmt} = {largest:g}")
+    ax.axvline(
+        np.log(largest), color=BAD, ls=":", label=f"x = log({largest:g}) = {np.log(largest):.2f}"
+    )
+    ax.axvspan(np.log(largest), x_max, color=BAD, alpha=0.1)
+    ax.text(np.log(largest) + 0.1, largest / 30, f"inf in {fmt}", color=BAD, fontsize=TEXT_SIZE)
+    label_axes(
+        ax, f"exp(x) overflows {fmt} beyond x = {np.log(largest):.2f}", "x (logit)", "exp(x)"
+    )
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
     return ax
 
 
 def plot_softmax_demo(demo: SoftmaxDemo, ax: Axes | None = None) -> Axes:
-    """Grouped bars of the class probabilities computed each way; NaN and 0 are labelled."""
-    ax = _axes(ax)
+    """Grouped bars of the class probabilities computed each way; NaN and 0 are labelled.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import softmax_overflow_demo
+    >>> ax = plot_softmax_demo(softmax_overflow_demo((12.0, 1.0, 0.0)))
+    >>> [t.get_text() for t in ax.texts]
+    ['NaN', '0', '0']
+    """
+    ax = new_axes(ax)
     rows = {
         f"naive {demo.fmt}": (demo.probs_naive, demo.loss_naive),
         f"max-subtracted {demo.fmt}": (demo.probs_stable, demo.loss_stable),
@@ -89,69 +96,106 @@ def plot_softmax_demo(demo: SoftmaxDemo, ax: Axes | None = None) -> Axes:
     for i, (name, (probs, loss)) in enumerate(rows.items()):
         pos = x + (i - 1.5) * width
         heights = np.where(np.isfinite(probs) & (probs > 0), probs, floor)
-        ax.bar(pos, heights, width, bottom=0, color=f"C{i}", label=f"{name}: loss {loss:.3g}")
+        ax.bar(
+            pos, heights, width, bottom=0, color=format_color(i), label=f"{name}: loss {loss:.3g}"
+        )
         for p, v in zip(pos, probs, strict=True):
             if not np.isfinite(v) or v == 0:
                 ax.text(p, floor * 2, "NaN" if np.isnan(v) else "0", ha="center", fontsize=10)
     ax.set_yscale("log")
     ax.set_ylim(floor, 3)
     ax.set_xticks(x, [f"class {k}\nlogit {z:g}" for k, z in enumerate(demo.logits)])
-    _label(ax, f"Softmax of logits {demo.logits.tolist()}", "", "probability (log scale)")
-    ax.legend(fontsize=LABEL_SIZE - 2, loc="upper right")
+    label_axes(ax, f"Softmax of logits {demo.logits.tolist()}", "", "probability (log scale)")
+    ax.legend(fontsize=LEGEND_SIZE - 1, loc="upper right")
     return ax
 
 
 def plot_gradient_histogram(
     gradients: np.ndarray, scale: float = 2.0**15, fmt: str = "float16", ax: Axes | None = None
 ) -> Axes:
-    """Histograms of log2 |gradient| before and after scaling, against ``fmt``'s range."""
-    ax = _axes(ax)
+    """Histograms of log2 |gradient| before and after scaling, against ``fmt``'s range.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import sample_gradients
+    >>> plot_gradient_histogram(sample_gradients(1000), scale=2.0**15).get_xlabel()
+    'log2 |gradient|'
+    """
+    ax = new_axes(ax)
     limits = format_limits(fmt)
     log_g = np.log2(np.abs(np.asarray(gradients, dtype=np.float64)))
     shift = np.log2(scale)
     bins = np.arange(np.floor(log_g.min()), np.ceil(log_g.max() + shift) + 1)
-    ax.hist(log_g, bins=bins, color="C0", alpha=0.6, label="gradients")
-    ax.hist(log_g + shift, bins=bins, color="C2", alpha=0.6, label=f"gradients x 2**{shift:g}")
+    ax.hist(log_g, bins=bins, color=format_color(0), alpha=0.6, label="gradients")
+    ax.hist(log_g + shift, bins=bins, color=GOOD, alpha=0.6, label=f"gradients x 2**{shift:g}")
     zero_edge = np.log2(limits["smallest_subnormal"] / 2)
     top_edge = np.log2(limits["max"])
-    ax.axvspan(bins[0], zero_edge, color="C3", alpha=0.12, label=f"rounds to 0 in {fmt}")
-    ax.axvspan(top_edge, bins[-1], color="C1", alpha=0.12, label=f"overflows {fmt}")
+    ax.axvspan(bins[0], zero_edge, color=BAD, alpha=0.12, label=f"rounds to 0 in {fmt}")
+    ax.axvspan(top_edge, bins[-1], color=OVERFLOW, alpha=0.12, label=f"overflows {fmt}")
     ax.axvline(np.log2(limits["smallest_normal"]), color="0.4", ls=":", label="smallest normal")
-    _label(ax, f"Loss scaling moves gradients into {fmt}'s range", "log2 |gradient|", "count")
-    ax.legend(fontsize=LABEL_SIZE - 2, loc="upper left")
+    label_axes(ax, f"Loss scaling moves gradients into {fmt}'s range", "log2 |gradient|", "count")
+    ax.legend(fontsize=LEGEND_SIZE - 1, loc="upper left")
     return ax
 
 
 def plot_loss_scale_sweep(sweep: LossScaleSweep, ax: Axes | None = None) -> Axes:
-    """Percent of gradients zeroed, subnormal and overflowed against log2 of the scale."""
-    ax = _axes(ax)
+    """Percent of gradients zeroed, subnormal and overflowed against log2 of the scale.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import loss_scale_sweep, sample_gradients
+    >>> ax = plot_loss_scale_sweep(loss_scale_sweep(sample_gradients(1000)))
+    >>> [line.get_label() for line in ax.get_lines()][0]
+    'became 0 (underflow)'
+    """
+    ax = new_axes(ax)
     log_scale = np.log2(sweep.scale)
-    ax.plot(log_scale, 100 * sweep.fraction_zero, "o-", color="C3", label="became 0 (underflow)")
-    ax.plot(log_scale, 100 * sweep.fraction_subnormal, "s-", color="C0", label="became subnormal")
+    ax.plot(log_scale, 100 * sweep.fraction_zero, "o-", color=BAD, label="became 0 (underflow)")
     ax.plot(
-        log_scale, 100 * sweep.fraction_overflow, "^-", color="C1", label="became inf (overflow)"
+        log_scale,
+        100 * sweep.fraction_subnormal,
+        "s-",
+        color=format_color(0),
+        label="became subnormal",
     )
-    _label(
+    ax.plot(
+        log_scale,
+        100 * sweep.fraction_overflow,
+        "^-",
+        color=OVERFLOW,
+        label="became inf (overflow)",
+    )
+    label_axes(
         ax,
         f"Which loss scale keeps gradients in {sweep.fmt}?",
         "log2(loss scale)",
         "% of gradients",
     )
-    ax.legend(fontsize=LABEL_SIZE - 1)
+    ax.legend(fontsize=LEGEND_SIZE)
     return ax
 
 
 def plot_dynamic_loss_scale(log: LossScaleLog, ax: Axes | None = None) -> Axes:
-    """The loss scale per step, with skipped steps and doublings marked."""
-    ax = _axes(ax)
+    """The loss scale per step, with skipped steps and doublings marked.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import dynamic_loss_scaling
+    >>> ax = plot_dynamic_loss_scale(dynamic_loss_scaling([1.0, 4.0, 1.0], growth_steps=2))
+    >>> ax.get_lines()[1].get_xdata().tolist()  # the skipped step
+    [1]
+    """
+    ax = new_axes(ax)
     log2_scale = np.log2(log.scale)
-    ax.step(log.step, log2_scale, where="post", color="C0", lw=2, label="loss scale used")
+    ax.step(
+        log.step, log2_scale, where="post", color=format_color(0), lw=2, label="loss scale used"
+    )
     skipped = ~log.applied
     ax.plot(
         log.step[skipped],
         log2_scale[skipped],
         "x",
-        color="C3",
+        color=BAD,
         ms=12,
         mew=3,
         label="not finite: step skipped, scale halved",
@@ -161,34 +205,53 @@ def plot_dynamic_loss_scale(log: LossScaleLog, ax: Axes | None = None) -> Axes:
         log.step[grown],
         log2_scale[grown],
         "^",
-        color="C2",
+        color=GOOD,
         ms=10,
         label=f"{log.growth_steps} good steps: scale doubled",
     )
     ticks = np.arange(np.floor(log2_scale.min()), np.ceil(log2_scale.max()) + 1)
     ax.set_yticks(ticks, [f"2**{t:g}" for t in ticks])
     ax.set_ylim(ticks[0] - 0.5, ticks[-1] + 0.5)
-    _label(ax, "Dynamic loss scaling, step by step", "training step", "loss scale (log scale)")
-    ax.legend(fontsize=LABEL_SIZE - 1)
+    label_axes(ax, "Dynamic loss scaling, step by step", "training step", "loss scale (log scale)")
+    ax.legend(fontsize=LEGEND_SIZE)
     return ax
 
 
 def plot_running_sums(demo: AccumulationDemo, ax: Axes | None = None) -> Axes:
-    """Running sums of a repeated increment per accumulator format, with stall points."""
-    ax = _axes(ax)
+    """Running sums of a repeated increment per accumulator format, with stall points.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import accumulation_demo
+    >>> ax = plot_running_sums(accumulation_demo(1.0, 2100, formats=("float16",)))
+    >>> ax.get_lines()[1].get_label()
+    'float16 accumulator (stalls at 2048)'
+    """
+    ax = new_axes(ax)
     ax.plot(demo.n_terms, demo.exact, color="0.3", ls="--", lw=2, label="exact")
     for i, (name, sums) in enumerate(demo.sums.items()):
         stall = demo.stall[name]
         note = f"stalls at {stall:g}" if np.isfinite(stall) else "no stall here"
-        ax.plot(demo.n_terms, sums, color=f"C{i}", lw=2.5, label=f"{name} accumulator ({note})")
-    _label(ax, f"Adding {demo.increment:g} again and again", "number of terms added", "running sum")
-    ax.legend(fontsize=LABEL_SIZE - 1, loc="upper left")
+        ax.plot(
+            demo.n_terms, sums, color=format_color(i), lw=2.5, label=f"{name} accumulator ({note})"
+        )
+    label_axes(
+        ax, f"Adding {demo.increment:g} again and again", "number of terms added", "running sum"
+    )
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper left")
     return ax
 
 
 def plot_dot_accumulation(acc: DotAccumulation, ax: Axes | None = None) -> Axes:
-    """Relative error of a dot product's partial sums per accumulator, log-log."""
-    ax = _axes(ax)
+    """Relative error of a dot product's partial sums per accumulator, log-log.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import dot_product_accumulation
+    >>> plot_dot_accumulation(dot_product_accumulation(256)).get_yscale()
+    'log'
+    """
+    ax = new_axes(ax)
     labels = {
         "float16": "float16 products, float16 sum",
         "float32": "exact products, float32 sum (tensor cores)",
@@ -197,24 +260,31 @@ def plot_dot_accumulation(acc: DotAccumulation, ax: Axes | None = None) -> Axes:
         ax.loglog(
             acc.n_terms,
             np.where(err > 0, err, np.nan),  # an exact partial sum leaves a gap
-            color=f"C{i}",
+            color=format_color(i),
             lw=2,
             label=labels.get(name, name),
         )
-    _label(ax, "Dot product of float16 vectors", "number of terms", "relative error")
-    ax.legend(fontsize=LABEL_SIZE - 1)
+    label_axes(ax, "Dot product of float16 vectors", "number of terms", "relative error")
+    ax.legend(fontsize=LEGEND_SIZE)
     return ax
 
 
 def plot_matmul_error(err: MatmulError, ax: Axes | None = None) -> Axes:
-    """Max and mean relative error of float16 matrix products against the inner size."""
-    ax = _axes(ax)
+    """Max and mean relative error of float16 matrix products against the inner size.
+
+    Examples
+    --------
+    >>> from fpexplore.mixed import matmul_error
+    >>> len(plot_matmul_error(matmul_error((16, 64), size=8)).get_lines())
+    4
+    """
+    ax = new_axes(ax)
     for i, name in enumerate(err.max_rel_error):
         ax.loglog(
             err.inner_size,
             err.max_rel_error[name],
             "o-",
-            color=f"C{i}",
+            color=format_color(i),
             lw=2,
             label=f"{name} accumulation, max",
         )
@@ -222,12 +292,12 @@ def plot_matmul_error(err: MatmulError, ax: Axes | None = None) -> Axes:
             err.inner_size,
             err.mean_rel_error[name],
             "s--",
-            color=f"C{i}",
+            color=format_color(i),
             lw=2,
             label=f"{name} accumulation, mean",
         )
-    _label(ax, "float16 matrix product error vs float64", "inner dimension k", "relative error")
-    ax.legend(fontsize=LABEL_SIZE - 1)
+    label_axes(ax, "float16 matrix product error vs float64", "inner dimension k", "relative error")
+    ax.legend(fontsize=LEGEND_SIZE)
     return ax
 
 
@@ -244,6 +314,13 @@ def plot_policy_comparison(
 
     ``results`` maps a policy name to a mapping with a value for every metric key, e.g.
     ``{"float32": {"accuracy": 0.97, "loss": 0.1, "ms_per_step": 2.0}, ...}``.
+
+    Examples
+    --------
+    >>> run = {"accuracy": 0.97, "loss": 0.1, "ms_per_step": 2.0}
+    >>> axes = plot_policy_comparison({"float32": run})
+    >>> [ax.get_title() for ax in axes]
+    ['test accuracy', 'test loss', 'time per step (ms)']
     """
     if ax is None:
         _, ax = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4), layout="constrained")
@@ -251,10 +328,10 @@ def plot_policy_comparison(
     names = list(results)
     for panel, (key, label) in zip(axes, metrics, strict=True):
         values = [results[name][key] for name in names]
-        bars = panel.bar(names, values, color=[f"C{i}" for i in range(len(names))])
-        panel.bar_label(bars, labels=[f"{v:.3g}" for v in values], fontsize=LABEL_SIZE - 1)
-        panel.tick_params(labelsize=LABEL_SIZE - 1)
+        bars = panel.bar(names, values, color=[format_color(i) for i in range(len(names))])
+        panel.bar_label(bars, labels=[f"{v:.3g}" for v in values], fontsize=LEGEND_SIZE)
+        panel.tick_params(labelsize=TICK_SIZE)
         panel.tick_params(axis="x", labelrotation=20)
         panel.set_ylim(0, 1.18 * max(values))
-        _label(panel, label, "dtype policy", label)
+        label_axes(panel, label, "dtype policy", label)
     return axes
