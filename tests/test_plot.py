@@ -135,22 +135,27 @@ def test_number_line_refuses_too_many_ticks():
 def test_spacing_staircase_steps_at_powers_of_two():
     ax = fpplot.spacing(["float16", "bfloat16"], lo=2.0**-20, hi=2.0**10)
     for line, fmt in zip(ax.get_lines(), ["float16", "bfloat16"], strict=True):
-        x, y = line.get_xdata(), line.get_ydata()
-        steps = x[1:-1][np.diff(y)[:-1] != 0]  # where the spacing changes
+        f = get_format(fmt)
+        log_x, log_gap = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())  # log2 data
+        steps = log_x[1:-1][np.diff(log_gap)[:-1] != 0]  # where the spacing changes
         assert len(steps) > 10
-        assert all(_is_power_of_two(s) for s in steps)
-        assert np.all(np.diff(y)[:-1] >= 0)
-        normal = x[:-1] >= get_format(fmt).smallest_normal
-        assert np.all(y[:-1][normal] == x[:-1][normal] * get_format(fmt).eps)  # ulp = eps * 2^k
+        assert np.all(steps == np.round(steps))  # at powers of two
+        assert set(np.diff(log_gap)[:-1]) <= {0, 1}  # flat (subnormals) or doubling
+        normal = log_x[:-1] >= f.emin
+        assert np.all(log_gap[:-1][normal] == log_x[:-1][normal] - f.mantissa_bits)  # eps * 2^k
     flat = ax.get_lines()[0].get_ydata()[:6]  # float16 subnormals, 2^-20 .. 2^-14
-    assert np.all(flat == 2.0**-24)
-    assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert np.all(np.asarray(flat) == -24)
+    assert ax.xaxis.get_major_formatter()(3, 0) == "$2^{3}$"
 
 
-def test_spacing_whole_range_ends_at_max():
+def test_spacing_whole_range_ends_at_max_and_handles_float64():
     ax = fpplot.spacing("float8_e4m3fn")
     x = ax.get_lines()[0].get_xdata()
-    assert x[0] == 2.0**-9 and x[-1] == 448.0
+    assert x[0] == -9 and x[-1] == math.log2(448)
+    ax = fpplot.spacing(["float64", "float16"])
+    x64, y64 = ax.get_lines()[0].get_xdata(), ax.get_lines()[0].get_ydata()
+    assert (x64[0], y64[0], y64[-1]) == (-1074, -1074, 971)
+    ax.figure.canvas.draw()  # float64's range is drawable
 
 
 # -- errors -------------------------------------------------------------------------
@@ -218,23 +223,24 @@ def test_error_histogram_ulp_and_overflow():
 # -- density and format map ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", ["float16", "float8_e4m3fn", "float4_e2m1fn"])
+@pytest.mark.parametrize("fmt", ["float16", "float8_e4m3fn", "float4_e2m1fn", "float64"])
 def test_density_equal_count_per_binade_and_where_it_stops(fmt):
     f = get_format(fmt)
     ax = fpplot.density(fmt)
     twin = next(a for a in ax.figure.axes if a is not ax)
-    counts = _line(twin, "count per binade")
-    x, y = counts.get_xdata()[:-1], counts.get_ydata()[:-1]
-    normal = x >= f.smallest_normal
+    counts = _line(twin, "count per binade")  # log2 data
+    x, y = np.asarray(counts.get_xdata()[:-1]), 2 ** np.asarray(counts.get_ydata()[:-1])
+    normal = x >= f.emin
     full = 2**f.mantissa_bits
     top_count = full - (f.nan_encoding == "fn")
     assert np.all(y[normal][:-1] == full) and y[normal][-1] == top_count
     assert list(y[~normal]) == [2**k for k in range(f.mantissa_bits)]  # subnormals: 1, 2, 4...
-    per_length = _line(ax, "density").get_ydata()[:-1]
-    assert np.all(per_length == 1 / np.asarray(f.eps * np.maximum(x, f.smallest_normal)))
+    log_density = np.asarray(_line(ax, "density").get_ydata()[:-1])
+    assert np.all(log_density == f.mantissa_bits - np.maximum(x, f.emin))  # 1 / spacing
     notes = " ".join(t.get_text() for t in twin.texts)
     assert "subnormals" in notes and f"max = {f.max:g}" in notes
     assert ("last pattern is NaN" in notes) == (f.nan_encoding == "fn")
+    ax.figure.canvas.draw()
 
 
 def test_format_map_points():
@@ -263,6 +269,7 @@ def test_format_map_points():
         lambda ax: fpplot.bits(1.5, "float16", ax=ax),
         lambda ax: fpplot.number_line("float4_e2m1fn", ax=ax),
         lambda ax: fpplot.spacing("float16", ax=ax),
+        lambda ax: fpplot.density("float64", ax=ax),
         lambda ax: fpplot.relative_error("float16", 1, 2, ax=ax),
         lambda ax: fpplot.absolute_error("float16", 1, 2, ax=ax),
         lambda ax: fpplot.density("float16", ax=ax),

@@ -20,10 +20,11 @@ except ImportError as err:  # pragma: no cover - exercised without matplotlib on
     ) from err
 
 from .anatomy import bits
+from .binades import density, spacing
 from .errors import absolute_error, error_histogram, relative_error
 from .export import gallery
 from .formats import format_map
-from .lines import density, number_line, spacing
+from .lines import number_line
 from .mixed import (
     plot_dot_accumulation,
     plot_dynamic_loss_scale,

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 
 from fpexplore.density import binade_table
 from fpexplore.error import representation_error, ulp
-from fpexplore.formats import get_format
+from fpexplore.formats import Format, get_format
 
 from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
 
@@ -31,12 +31,13 @@ def _sample(lo: float, hi: float, n: int, log: bool) -> np.ndarray:
     return np.sort(rng.uniform(lo, hi, n))
 
 
-def _powers_of_two(lo: float, hi: float) -> np.ndarray:
-    """The powers of two with lo <= |p| <= hi, both signs."""
+def _powers_of_two(lo: float, hi: float, fmt: Format) -> np.ndarray:
+    """The powers of two of the format's range with lo <= p <= hi, both signs."""
     top = max(abs(lo), abs(hi))
     if top == 0:
         return np.empty(0)
-    exponents = np.arange(-1074, int(np.ceil(np.log2(top))) + 1)
+    first = fmt.emin - fmt.mantissa_bits
+    exponents = np.arange(first, max(first, int(np.ceil(np.log2(top)))) + 1)
     powers = np.ldexp(1.0, exponents)
     both = np.concatenate([-powers, powers])
     return both[(both >= lo) & (both <= hi)]
@@ -94,8 +95,8 @@ def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
         gid="relative error",
         label=f"relative error of {shown.sum()} values",
     )
-    grid = np.union1d(x, _powers_of_two(lo, hi))
-    grid = np.union1d(grid, np.nextafter(_powers_of_two(lo, hi), 0))
+    powers = _powers_of_two(lo, hi, fmt)
+    grid = np.union1d(np.union1d(x, powers), np.nextafter(powers, 0))
     grid = grid[(grid != 0) & (grid >= lo) & (grid <= hi) & (np.abs(grid) <= fmt.max)]
     bound = np.asarray(ulp(grid, fmt)) / 2 / np.abs(grid)
     ax.plot(grid, bound, color=_BOUND, lw=1.8, gid="bound", label="largest possible: (ulp/2) / |x|")

@@ -13,9 +13,10 @@ from fpexplore.decode import from_bits
 
 from . import mixed as mixed_plots
 from .anatomy import bits
+from .binades import density, spacing
 from .errors import absolute_error, error_histogram, relative_error
 from .formats import format_map
-from .lines import density, number_line, spacing
+from .lines import number_line
 
 __all__ = ["FIGURES", "gallery"]
 

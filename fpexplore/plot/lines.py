@@ -1,4 +1,4 @@
-"""Where the values are: the number line, the spacing staircase and the density per binade."""
+"""Every representable value of a window as a tick on the number line (claim 5)."""
 
 from __future__ import annotations
 
@@ -10,24 +10,13 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 
 from fpexplore.decode import decode, decode_array
-from fpexplore.density import binade_table, count_between, values_between
+from fpexplore.density import count_between, values_between
 from fpexplore.exact import parse_real
 from fpexplore.formats import Format, get_format
 
-from ._style import (
-    KIND_COLORS,
-    LABEL_SIZE,
-    TEXT_SIZE,
-    as_formats,
-    format_color,
-    label_axes,
-    new_axes,
-    staircase,
-)
+from ._style import KIND_COLORS, TEXT_SIZE, label_axes, new_axes
 
-__all__ = ["density", "number_line", "spacing"]
-
-_NOTE_BOX = {"boxstyle": "round", "facecolor": "white", "edgecolor": "0.7", "alpha": 0.9}
+__all__ = ["number_line"]
 
 
 def _to_float(x: Any) -> float:
@@ -161,159 +150,3 @@ def _binade_lines(ax: Axes, fmt: Format, lo: float, hi: float) -> None:
                 p, 1.32, f"{'-' if p < 0 else ''}2$^{{{e}}}$", ha="center", fontsize=TEXT_SIZE - 1
             )
             last_label = p
-
-
-def spacing(
-    formats: Any, lo: float | None = None, hi: float | None = None, ax: Axes | None = None
-) -> Axes:
-    """The gap between neighbouring values (one ULP) against magnitude, log-log.
-
-    A staircase per format: constant across the subnormals, then doubling at
-    every power of two (claim 7 seen from the other side: the same count per
-    binade means a gap proportional to the binade's width).
-
-    Parameters
-    ----------
-    formats : format spec or list of them
-    lo, hi : float, optional
-        Magnitude window (> 0); default each format's whole positive range.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        One step line per format (``where="post"``), labelled with its name.
-
-    Examples
-    --------
-    >>> ax = spacing(["float16"], lo=1, hi=8)
-    >>> ax.get_lines()[0].get_xdata().tolist()
-    [1.0, 2.0, 4.0, 8.0]
-    """
-    fmts = as_formats(formats)
-    ax = new_axes(ax)
-    for i, fmt in enumerate(fmts):
-        edges, rows = staircase(binade_table(fmt), fmt, lo, hi)
-        if not rows:
-            continue
-        gaps = [b.spacing for b in rows]
-        ax.step(
-            edges,
-            [*gaps, gaps[-1]],
-            where="post",
-            lw=2.5,
-            color=format_color(i),
-            label=f"{fmt.name} ({fmt.mantissa_bits} mantissa bits)",
-        )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
-    label_axes(
-        ax,
-        "Spacing between neighbouring values doubles at each power of two",
-        "magnitude |x| (log scale)",
-        "spacing, one ULP (log scale)",
-    )
-    ax.legend(fontsize=TEXT_SIZE)
-    return ax
-
-
-def density(fmt: Any, ax: Axes | None = None) -> Axes:
-    """Values per unit length against magnitude, and values per binade (claim 7).
-
-    Values per unit length is one over the gap between neighbours there.
-    Every binade ``[2**k, 2**(k+1))`` of the normal range holds the same
-    number of values, ``2**mantissa_bits``, so the density halves from one
-    binade to the next. The annotations show where that stops: the
-    subnormals hold 1, 2, 4... values per binade, the top binade ends at
-    ``max`` (and holds one value fewer in ``fn`` formats, whose last pattern
-    is NaN), and above ``max`` there is nothing.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        The density staircase is on ``ax`` (gid ``"density"``); the count per
-        binade is a step line with gid ``"count per binade"`` on a twin Axes
-        sharing its x-axis.
-
-    Examples
-    --------
-    >>> ax = density("float8_e4m3fn")
-    >>> ax.get_lines()[0].get_gid()
-    'density'
-    """
-    fmt = get_format(fmt)
-    rows = binade_table(fmt)
-    ax = new_axes(ax, figsize=(10, 5.5))
-    edges = np.array([b.lo for b in rows] + [fmt.max])
-    per_length = np.array([1 / b.spacing for b in rows])  # 1 / the gap between neighbours
-    counts = np.array([b.count for b in rows], dtype=float)
-    ax.step(
-        edges,
-        [*per_length, per_length[-1]],
-        where="post",
-        color="#0072B2",
-        lw=2.5,
-        gid="density",
-        label="values per unit length (left axis)",
-    )
-    twin = ax.twinx()
-    twin.step(
-        edges,
-        [*counts, counts[-1]],
-        where="post",
-        color="#009E73",
-        lw=2.5,
-        ls="--",
-        gid="count per binade",
-        label="values per binade (right axis)",
-    )
-    for a in (ax, twin):
-        a.set_xscale("log", base=2)
-        a.set_yscale("log", base=2)
-    twin.set_ylim(0.5, 2 * counts.max())
-    twin.set_ylabel("values per binade [2$^k$, 2$^{k+1}$)", fontsize=LABEL_SIZE, color="#009E73")
-    twin.tick_params(labelsize=LABEL_SIZE - 1, colors="#009E73")
-    full = 2**fmt.mantissa_bits
-    if fmt.mantissa_bits and rows[0].kind == "subnormal":
-        ax.axvspan(fmt.smallest_subnormal, fmt.smallest_normal, color="#D55E00", alpha=0.12)
-        twin.annotate(
-            "subnormals:\n1, 2, 4, ... values per binade",
-            xy=(rows[0].lo, 1),
-            xytext=(0.02, 0.55),
-            textcoords="axes fraction",
-            fontsize=TEXT_SIZE,
-            color="#D55E00",
-            arrowprops={"arrowstyle": "->", "color": "#D55E00"},
-            bbox=_NOTE_BOX,
-        )
-    top = rows[-1]
-    top_note = f"max = {fmt.max:g}: nothing above it"
-    if top.count < full:
-        top_note += f"\ntop binade: {top.count} values, not {full}\n(its last pattern is NaN)"
-    ax.axvline(fmt.max, color="0.3", ls=":", lw=1.5)
-    twin.annotate(
-        top_note,
-        xy=(fmt.max, top.count),
-        xytext=(0.98, 0.35),
-        textcoords="axes fraction",
-        ha="right",
-        fontsize=TEXT_SIZE,
-        arrowprops={"arrowstyle": "->", "color": "0.3"},
-        bbox=_NOTE_BOX,
-    )
-    label_axes(
-        ax,
-        f"{fmt.name}: {full} values in every binade of the normal range",
-        "magnitude |x| (log scale)",
-        "values per unit length (log scale)",
-    )
-    handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-    ax.legend(
-        handles=handles,
-        fontsize=TEXT_SIZE,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.15),
-        ncols=2,
-        frameon=False,
-    )
-    return ax
