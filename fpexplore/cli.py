@@ -2,8 +2,8 @@
 
 ``main(argv)`` parses the arguments, runs one command and returns the exit
 status: 0 on success, 2 for bad input (one line on stderr, never a traceback),
-1 when the installation lacks something it needs. ``python -m fpexplore``
-runs the same thing.
+1 when the installation lacks the course or a file cannot be written (also
+one line). ``python -m fpexplore`` runs the same thing.
 
 Examples
 --------
@@ -83,8 +83,9 @@ def _check_combination(args: argparse.Namespace) -> None:
         raise UsageError("--force goes with --plot or --course")
 
 
-def _emit(data: Any) -> None:
-    print(json.dumps(data, indent=2, allow_nan=False))
+def _show(data: Any, *, as_json: bool) -> None:
+    """Print text, or data as JSON (strict: NaN and inf must already be strings)."""
+    print(json.dumps(data, indent=2, allow_nan=False) if as_json else data)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -98,14 +99,15 @@ def _run(args: argparse.Namespace) -> int:
         from .tables import format_table
 
         table = format_table(formats if args.format else None)
-        _emit(table.to_records()) if args.json else print(table)
+        _show(table.to_records() if args.json else table, as_json=args.json)
         return 0
     if args.count:
         lo, hi = (bound.strip() for bound in args.count)
         records = [count_record(lo, hi, fmt) for fmt in formats or FORMATS.values()]
-        _emit(records if len(records) > 1 else records[0]) if args.json else print(
-            count_text(records)
-        )
+        if args.json:
+            _show(records if len(records) > 1 else records[0], as_json=True)
+        else:
+            _show(count_text(records), as_json=False)
         return 0
     if args.plot:
         from .cli_plot import save_plot
@@ -134,9 +136,9 @@ def _run(args: argparse.Namespace) -> int:
             overflow=overflow,
         )
     if args.json:
-        _emit(parts_record(parts))
+        _show(parts_record(parts), as_json=True)
     else:
-        print(parts_text(parts, color=use_color(args.color, sys.stdout)))
+        _show(parts_text(parts, color=use_color(args.color, sys.stdout)), as_json=False)
     return 0
 
 
@@ -147,7 +149,7 @@ def _compare(args: argparse.Namespace, formats: list[Format] | None) -> int:
         raise UsageError("--saturate works with one format; compare tables follow each format")
     chosen = list(FORMATS.values()) if formats is None else formats
     table = compare(args.value.strip(), chosen, rounding=args.rounding or "nearest_even")
-    _emit(table.to_records()) if args.json else print(table)
+    _show(table.to_records() if args.json else table, as_json=args.json)
     return 0
 
 
@@ -192,9 +194,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else 0
-    except (UsageError, ValueError, OverflowError, FileExistsError) as err:
+    except (UsageError, ValueError, OverflowError) as err:
         return _fail(str(err))
     except BrokenPipeError:  # output piped into head and the like
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as err:  # a file or folder that cannot be written
+        _fail(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))
         return 1

@@ -41,7 +41,7 @@ examples:
   fpexplore --plot density -f e4m3 -o density.png
   fpexplore --course my-course         copy the notebook course, then open it
 
-exit status: 0 done, 2 bad input (one line on stderr), 1 something missing."""
+exit status: 0 done, 2 bad input (one line on stderr), 1 cannot read or write."""
 
 USAGE = """\
 fpexplore VALUE [-f FORMAT ...] [--rounding MODE] [--saturate] [--json] [--color WHEN]

@@ -28,7 +28,8 @@ def fake_course(tmp_path, monkeypatch):
 def test_the_real_course_is_found():
     source = course.course_source()
     names = [item.name for item in source.iterdir()]
-    assert any(name.endswith(".ipynb") for name in names), names
+    assert "00-index.ipynb" in names, names
+    assert "solutions" in names, names
 
 
 def test_copy_course_copies_every_file_but_checkpoints(fake_course, tmp_path):
@@ -120,3 +121,13 @@ def test_course_options_that_do_not_apply(capsys, tmp_path):
     assert main(["1", "--course", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 3
+
+
+def test_cli_reports_an_unwritable_target(fake_course, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["--course", str(blocker / "course")]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("fpexplore: error: ")
+    assert "Traceback" not in err
