@@ -133,9 +133,14 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
         )
     if parts.is_finite:
         below, above = parts.next_down(), parts.next_up()
-        lines.append(f"  neighbours {_neighbour(below)} < this < {_neighbour(above)}")
+        lines.append(f"  neighbours {_neighbour(parts, below)} < this < {_neighbour(parts, above)}")
     return "\n".join(lines)
 
 
-def _neighbour(parts: FloatParts) -> str:
-    return f"{parts.value!r} ({parts.hex})"
+def _neighbour(parts: FloatParts, other: FloatParts) -> str:
+    """``other`` as a neighbour of ``parts``, or why there is none."""
+    if other.code == parts.code:
+        return "none (the format saturates here)"
+    if other.kind == "nan":
+        return f"none (the next pattern, {other.hex}, is NaN)"
+    return f"{other.value!r} ({other.hex})"

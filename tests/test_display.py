@@ -39,3 +39,9 @@ def test_texts_for_every_kind() -> None:
     text = str(decode(0.1, "float32"))
     assert "0.1000000000000000055511151231257827" in text  # a float is taken exactly
     assert "'0.1' in float32" in str(decode("0.1", "float32"))
+
+
+def test_no_impossible_neighbours_at_the_top() -> None:
+    assert "none (the format saturates here)" in str(from_bits(0x7, "e2m1"))
+    assert "none (the next pattern, 0x7F, is NaN)" in str(from_bits(0x7E, "e4m3"))
+    assert "< this < inf (0x7C00)" in str(decode(65504, "float16"))

@@ -1,4 +1,8 @@
-"""Write every figure of :mod:`fpexplore.plot` to PNG files (the gallery)."""
+"""Write every figure of :mod:`fpexplore.plot` to PNG files (the gallery).
+
+``plot_policy_comparison`` is left out: it draws measured training results,
+which only the Keras notebook and ``benchmarks/mixed_precision.py`` produce.
+"""
 
 from __future__ import annotations
 
@@ -21,21 +25,11 @@ from .lines import number_line
 __all__ = ["FIGURES", "gallery"]
 
 _WEIGHTS = np.random.default_rng(0).normal(0.0, 0.05, 10_000)
-_PLACEHOLDER_RESULTS = {
-    "float32": {"accuracy": 0.97, "loss": 0.10, "ms_per_step": 2.0},
-    "mixed_float16": {"accuracy": 0.97, "loss": 0.10, "ms_per_step": 1.0},
-}
 
 
 def _one(draw: Callable[..., object]) -> Callable[[Figure], None]:
     """A recipe drawing on one Axes of the figure."""
     return lambda fig: draw(ax=fig.add_subplot())
-
-
-def _policy_comparison(fig: Figure) -> None:
-    axes = fig.subplots(1, 3)
-    mixed_plots.plot_policy_comparison(_PLACEHOLDER_RESULTS, ax=axes)
-    fig.suptitle("Layout example with placeholder numbers, not measurements", fontsize=13)
 
 
 FIGURES: dict[str, tuple[tuple[float, float], Callable[[Figure], None]]] = {
@@ -115,7 +109,6 @@ FIGURES: dict[str, tuple[tuple[float, float], Callable[[Figure], None]]] = {
             lambda ax: mixed_plots.plot_matmul_error(sim.matmul_error((16, 64, 256, 1024)), ax=ax)
         ),
     ),
-    "mixed_policy_comparison": ((12, 4.2), _policy_comparison),
 }
 """Gallery name -> (figure size in inches, recipe drawing on a Figure)."""
 
