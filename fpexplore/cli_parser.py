@@ -130,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--range",
         nargs=2,
         metavar=("LO", "HI"),
-        help="x range of the plots number_line, relative_error, absolute_error",
+        help="window of --plot number_line, relative_error, absolute_error, spacing; "
+        "for error_histogram, the range of its uniform random values",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="file to write the --plot to")
     parser.add_argument("--force", action="store_true", help="overwrite --output or --course")
