@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -69,6 +70,17 @@ def _short_decimal(x: Fraction, limit: int = 60) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _error_text(parts: FloatParts) -> str:
+    """The absolute error to 5 digits, from the exact error where there is one
+    (so an error below float64's range, say 1e-400, is not shown as 0)."""
+    if parts.error is None or parts.error == 0:
+        return f"{parts.abs_error:.5g}"
+    error = abs(parts.error)
+    with localcontext() as ctx:
+        ctx.prec = 5
+        return f"{Decimal(error.numerator) / Decimal(error.denominator):.5g}"
 
 
 def _paint(text: str, field: str, color: bool) -> str:
@@ -127,10 +139,11 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
             lines.append(f"  value     {parts.value}")
     lines.append(f"  kind      {kind}")
     if parts.rounding is not None:
-        lines.append(
-            f"  error     abs {parts.abs_error:.5g}   rel {parts.rel_error:.5g}   "
-            f"{parts.ulp_error:.4g} ULP   (ULP here: {parts.ulp:.5g})"
-        )
+        line = f"  error     abs {_error_text(parts)}   rel {parts.rel_error:.5g}   "
+        line += f"{parts.ulp_error:.4g} ULP"
+        if parts.is_finite:
+            line += f"   (ULP here: {parts.ulp:.5g})"
+        lines.append(line)
     if parts.is_finite:
         below, above = parts.next_down(), parts.next_up()
         lines.append(f"  neighbours {_neighbour(parts, below)} < this < {_neighbour(parts, above)}")

@@ -45,3 +45,9 @@ def test_no_impossible_neighbours_at_the_top() -> None:
     assert "none (the format saturates here)" in str(from_bits(0x7, "e2m1"))
     assert "none (the next pattern, 0x7F, is NaN)" in str(from_bits(0x7E, "e4m3"))
     assert "< this < inf (0x7C00)" in str(decode(65504, "float16"))
+
+
+def test_errors_below_float64_range_are_not_shown_as_zero() -> None:
+    text = str(decode("1e-400", "e5m2"))
+    assert "abs 1e-400" in text and "rel 1" in text
+    assert "ULP here" not in str(decode("-inf", "float16"))
