@@ -75,7 +75,7 @@ def _short_decimal(x: Fraction, limit: int = 60) -> str:
 def _error_text(parts: FloatParts) -> str:
     """The absolute error to 5 digits, from the exact error where there is one
     (so an error below float64's range, say 1e-400, is not shown as 0)."""
-    if parts.error is None or parts.error == 0:
+    if parts.error is None or parts.error == 0 or parts.abs_error != 0:
         return f"{parts.abs_error:.5g}"
     error = abs(parts.error)
     with localcontext() as ctx:
