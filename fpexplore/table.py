@@ -61,7 +61,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-@dataclass
+@dataclass(repr=False)
 class Table:
     """A small table that prints as text, shows as HTML and exports as records.
 
@@ -128,6 +128,10 @@ class Table:
             cells = [row[j] for row in self.rows if row[j] is not None]
             result.append(bool(cells) and all(_is_number(c) for c in cells))
         return result
+
+    def __repr__(self) -> str:
+        """The text table, so a bare ``table`` in a REPL prints readably."""
+        return str(self)
 
     def __str__(self) -> str:
         cells = self.cell_strings()

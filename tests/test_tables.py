@@ -179,3 +179,11 @@ def test_table_escapes_and_validates():
 def test_top_level_exports():
     assert "compare" in fpexplore.__all__ and "format_table" in fpexplore.__all__
     assert fpexplore.compare is compare
+
+
+def test_repr_is_the_text_table():
+    from fpexplore import format_table
+
+    table = format_table(["float16", "bfloat16"])
+    assert repr(table) == str(table)
+    assert "\n" in repr(table)
