@@ -215,12 +215,8 @@ def _direction(mode: str, ex: RoundingExplanation) -> tuple[bool, str]:
         return pos >= Fraction(1, 2), how + tie_rule
     if mode == "toward_zero":
         return False, "drop the extra bits (truncate)"
-    away = (mode == "up") != negative
-    side = "away from zero" if away else "toward zero"
-    return (
-        away,
-        f"{ROUNDING_NAMES[mode]}: {side} for a {'negative' if negative else 'positive'} number",
-    )
+    sign = "negative" if negative else "positive"
+    return (mode == "up") != negative, f"{ROUNDING_NAMES[mode]}, and the number is {sign}"
 
 
 def _special_reason(x: Any, result: FloatParts, fmt: Format) -> str:

@@ -86,6 +86,7 @@ class _Panel:
     message: str = ""
     is_error: bool = False
     _syncing: bool = False
+    _refresh: Callable[[], None]
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -134,6 +135,7 @@ class _Panel:
                 action(change["new"])
             except Exception as exc:
                 self._say(f"{type(exc).__name__}: {exc}", error=True)
+                self._refresh()  # put the control back in line with the state
 
         control.observe(handler, "value")
 
@@ -359,7 +361,9 @@ class RoundingExplorer(_Panel):
     2050.0
     """
 
-    def __init__(self, value: Any = "0.1", fmt: Any = "float16", rounding: str = "nearest_even"):
+    def __init__(
+        self, value: Any = "0.1", fmt: Any = "float16", rounding: str = "nearest_even"
+    ) -> None:
         self.format, self.rounding = get_format(fmt), rounding
         self.explanation = explain_rounding(value, self.format, rounding)
         self._setup(self.format)
@@ -517,8 +521,12 @@ class DensityExplorer(_Panel):
         lo, hi = self.window
         figure = Figure(figsize=(10, 7), layout="constrained")
         line_ax, spacing_ax = figure.subplots(2, 1, height_ratios=(1, 1.4))
-        fpplot.spacing([fmt, *(f for f in self.compare if f != fmt)], ax=spacing_ax)
-        spacing_ax.axvspan(lo, hi, color="#E69F00", alpha=0.35, label="number line window")
+        others = [f for f in self.compare if f != fmt]
+        fpplot.spacing([fmt, *others], fmt.smallest_subnormal, fmt.max, ax=spacing_ax)
+        window = math.log2(lo), math.log2(hi)  # spacing() draws log2 of the magnitudes
+        spacing_ax.axvspan(*window, color="#E69F00", alpha=0.4)
+        spacing_ax.axvline(window[0], color="#E69F00", lw=2, label="the number line's window")
+        spacing_ax.legend(fontsize=11)
         try:
             fpplot.number_line(fmt, lo, hi, ax=line_ax)
         except (ValueError, OverflowError) as exc:  # e.g. too many values: zoom in

@@ -119,6 +119,14 @@ def test_text_html_and_svg():
     assert "<script" not in html and "0.10003662109375" in html
 
 
+def test_examples_in_docstrings():
+    import doctest
+
+    import fpexplore.rounding_explain
+
+    assert doctest.testmod(fpexplore.rounding_explain).failed == 0
+
+
 # -- properties -----------------------------------------------------------------------
 
 

@@ -324,6 +324,14 @@ def test_custom_format_with_a_catalogue_name_gets_its_own_entry():
     assert ex.format == FORMATS["float16"] and len(ex.bit_buttons) == 16
 
 
+def test_examples_in_docstrings():
+    import doctest
+
+    import fpexplore.widgets
+
+    assert doctest.testmod(fpexplore.widgets).failed == 0
+
+
 def test_failing_callback_becomes_a_message(monkeypatch):
     ex = FloatExplorer(1.0, "float16")
 
@@ -333,6 +341,9 @@ def test_failing_callback_becomes_a_message(monkeypatch):
     monkeypatch.setattr(FloatExplorer, "step", broken)
     ex.buttons["next_up"].click()  # does not raise
     assert ex.is_error and "boom" in ex.message
+    monkeypatch.setattr(FloatExplorer, "toggle_bit", broken)
+    ex.bit_buttons[0].value = True  # a click on the sign bit that fails ...
+    assert ex.is_error and ex.bit_buttons[0].value is False  # ... is undone on screen
 
 
 def test_display_delegates_to_the_container(capsys):
@@ -406,6 +417,9 @@ def test_density_explorer_sliders(density):
     density.binade_slider.value = -9  # the subnormals: spacing 2**-9, 1 value + end
     assert density.count == count_between(2**-9, 2**-8, "float8_e4m3fn") + 1
     assert (density.binade_slider.min, density.binade_slider.max) == (-9, 8)
+    marker = density.figure.axes[1].get_lines()[-1]  # the window on the spacing figure
+    assert marker.get_label() == "the number line's window"
+    assert list(marker.get_xdata()) == [-9, -9]  # log2 coordinates, as spacing() draws
 
 
 def test_density_explorer_format_and_zoom():
