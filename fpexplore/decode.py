@@ -423,6 +423,5 @@ def decode_array(
         code = arr.view(K.code_dtype(fmt))
     else:
         code = K.round_codes(arr, fmt)
-    sign, exponent, mantissa = K.fields(code, fmt)
-    kind = K.classify(code, fmt).view(KindArray)
-    return ArrayParts(code, sign, exponent, mantissa, kind, fmt)
+    sign, exponent, mantissa, kind = K.split_codes(code, fmt)  # one blocked pass
+    return ArrayParts(code, sign, exponent, mantissa, kind.view(KindArray), fmt)
