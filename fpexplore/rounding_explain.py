@@ -122,21 +122,25 @@ class RoundingExplanation:
         """True when the input is exactly halfway between its neighbours."""
         return self.position == Fraction(1, 2)
 
-    def __str__(self) -> str:
-        fmt, lines = self.format.name, []
-        lines.append(f"{self.input!r} in {fmt}")
+    def _where(self) -> list[str]:
+        """Where the input lies (for the text and HTML forms)."""
         if self.exact is None:
-            lines.append(f"  special value: {self.result.value!r} ({self.result.hex})")
-        elif self.is_exact:
-            lines.append(f"  exactly representable: {self.below.value!r} ({self.below.hex})")
-        else:
-            lines.append(f"  below    {self.below.value!r} ({self.below.hex})")
-            lines.append(f"  above    {self.above.value!r} ({self.above.hex})")
-            lines.append(f"  position {float(self.position):.6g} ULP past the one nearer zero")
-            if self.guard is not None:
-                lines.append(
-                    f"  dropped  guard {self.guard}, round {self.round}, sticky {self.sticky}"
-                )
+            return [f"special value: {self.result.value!r} ({self.result.hex})"]
+        if self.is_exact:
+            return [f"exactly representable: {self.below.value!r} ({self.below.hex})"]
+        lines = [
+            f"between {self.below.value!r} ({self.below.hex}) and "
+            f"{self.above.value!r} ({self.above.hex})",
+            f"{float(self.position):.6g} ULP past the one nearer zero",
+        ]
+        if self.guard is not None:
+            lines.append(
+                f"dropped bits: guard {self.guard}, round {self.round}, sticky {self.sticky}"
+            )
+        return lines
+
+    def __str__(self) -> str:
+        lines = [f"{self.input!r} in {self.format.name}", *(f"  {w}" for w in self._where())]
         for mode, choice in self.choices.items():
             mark = "*" if mode == self.rounding else " "
             lines.append(f"{mark} {mode:<13} {choice.result.value!r:<22} {choice.reason}")
@@ -157,18 +161,7 @@ class RoundingExplanation:
             cells = (ROUNDING_NAMES[mode], repr(choice.result.value), choice.picks, choice.reason)
             tds = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in cells)
             rows.append(f"<tr{style if mode == self.rounding else ''}>{tds}</tr>")
-        if self.is_exact:
-            where = "no rounding needed"
-        else:
-            where = (
-                f"between {self.below.value!r} ({self.below.hex}) and "
-                f"{self.above.value!r} ({self.above.hex}), {float(self.position):.4g} ULP past "
-                "the one nearer zero"
-            )
-            if self.guard is not None:
-                where += (
-                    f"; dropped bits: guard {self.guard}, round {self.round}, sticky {self.sticky}"
-                )
+        where = "; ".join(self._where())
         error = ""
         if result.abs_error == result.abs_error:  # not NaN
             error = (
