@@ -70,11 +70,10 @@ def count_between(lo: Any, hi: Any, fmt: Any) -> int:
     return max(0, _count_below(high, fmt) - _count_below(low, fmt))
 
 
-def _values_at(index: np.ndarray, fmt: Format) -> np.ndarray:
-    """The representable values at positions ``index`` of the ascending order."""
+def _values_at(rank: np.ndarray, fmt: Format) -> np.ndarray:
+    """The representable values at signed ranks: 0 is zero, +k the k-th positive
+    value (its code is k), -k its negative, and +-(max_code + 1) the infinities."""
     positives = fmt.max_code
-    has_inf = int(fmt.has_infinity)
-    rank = index - has_inf - positives  # 0 is zero; +k the k-th positive; -k its negative
     code = np.abs(rank).astype(np.uint64)
     values = K.codes_to_values(np.minimum(code, positives).astype(K.code_dtype(fmt)), fmt)
     values[code > positives] = np.inf
@@ -104,7 +103,8 @@ def values_between(lo: Any, hi: Any, fmt: Any, *, limit: int = 100_000) -> np.nd
         )
     if stop <= start:
         return np.empty(0)
-    return _values_at(np.arange(start, stop, dtype=np.int64), fmt)
+    first_rank = start - int(fmt.has_infinity) - fmt.max_code  # ranks fit in int64
+    return _values_at(np.arange(first_rank, first_rank + stop - start, dtype=np.int64), fmt)
 
 
 @dataclass(frozen=True)

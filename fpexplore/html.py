@@ -76,6 +76,14 @@ def _pill(text: str, field: str, *, size: str = "0.85em") -> str:
     )
 
 
+def _wrap_style(n_bits: int) -> str:
+    """Short fields stay on one line; long ones (float64's 52-bit mantissa) wrap
+    inside the card instead of running past its border."""
+    if n_bits <= 26:
+        return "white-space: nowrap;"
+    return "white-space: normal; max-width: 28em;"
+
+
 def field_boxes_html(parts: FloatParts) -> str:
     """The bits of ``parts`` as boxes grouped by field, each field's value below.
 
@@ -116,7 +124,7 @@ def field_boxes_html(parts: FloatParts) -> str:
         html_groups.append(
             '<div style="display: inline-flex; flex-direction: column; align-items: center; '
             'margin: 0 6px 4px 0;">'
-            f'<div style="white-space: nowrap;">{"".join(boxes)}</div>'
+            f'<div style="{_wrap_style(len(text))}">{"".join(boxes)}</div>'
             f'<div style="margin-top: 3px;" title="{field}">{_pill(_esc(label), field)}</div>'
             "</div>"
         )

@@ -94,3 +94,13 @@ def test_bad_bounds() -> None:
         count_between("one", 2, "float16")
     with pytest.raises(TypeError):
         count_between(None, 2, "float16")
+
+
+def test_values_between_in_float64_windows() -> None:
+    values = values_between(8, 8 + 2**-44, "float64")
+    assert values.tolist() == [8 + k * 2**-49 for k in range(32)]
+    assert values_between(-(2**-1070), 2**-1072, "float64").size == 16 + 1 + 3
+    top = values_between(1.7976931348623157e308, "inf", "float64")
+    assert top.tolist() == [1.7976931348623157e308]
+    assert values_between("inf", "inf", "float64").size == 0
+    assert values_between(-np.inf, -1.7976931348623157e308, "float64").tolist() == [-np.inf]
