@@ -22,6 +22,7 @@ array([1.        , 0.09997559,        inf])
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
@@ -60,6 +61,8 @@ its loops, so independent chunks of blocks run side by side; results do not
 depend on the number of threads."""
 
 PARALLEL_MIN = 1 << 21
+
+_CHUNK_BLOCKS = 4  # blocks per chunk that a thread takes at a time
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): a fork gets a new one
 
@@ -131,10 +134,12 @@ def _threads(n: int) -> int:
 def _run_blocks(
     n: int, block: int, work: Callable[[slice, Any], None], scratch: Callable[[int], Any]
 ) -> None:
-    """``work(block_slice, scratch(size))`` over ``range(n)``: on this thread, or for
-    a large array in one contiguous chunk of blocks per thread, each with its own
-    scratch. Floating-point warnings are off inside (the kernels handle overflow,
-    inf and NaN themselves); an exception in any chunk is raised here."""
+    """``work(block_slice, buffers)`` over ``range(n)`` in blocks, ``buffers =
+    scratch(size)`` made once per thread. A large array is cut into chunks of a
+    few blocks that the calling thread and ``THREADS - 1`` pool threads take in
+    turn, so a thread that the machine starves costs at most one chunk.
+    Floating-point warnings are off inside (the kernels handle overflow, inf
+    and NaN themselves); an exception in any thread is raised here."""
     global _pool
     threads = _threads(n)
     if threads == 1:
@@ -143,18 +148,34 @@ def _run_blocks(
             for part in _blocks(n, block):
                 work(part, buffers)
         return
-    if _pool is None or _pool[0] != os.getpid() or _pool[1]._max_workers < threads:
-        _pool = (os.getpid(), ThreadPoolExecutor(threads, thread_name_prefix="fpexplore"))
-    chunk = -(-n // threads)
-    chunk = -(-chunk // block) * block
+    if _pool is None or _pool[0] != os.getpid() or _pool[1]._max_workers < threads - 1:
+        _pool = (os.getpid(), ThreadPoolExecutor(threads - 1, thread_name_prefix="fpexplore"))
+    chunk = _CHUNK_BLOCKS * block
+    starts = iter(range(0, n, chunk))
+    lock = threading.Lock()
+    failed: list[BaseException] = []
 
-    def run(first: int) -> None:
+    def run() -> None:
         with np.errstate(all="ignore"):  # errstate is per thread
             buffers = scratch(block)
-            for part in _blocks(min(first + chunk, n), block, first):
-                work(part, buffers)
+            while not failed:
+                with lock:
+                    first = next(starts, None)
+                if first is None:
+                    return
+                try:
+                    for part in _blocks(min(first + chunk, n), block, first):
+                        work(part, buffers)
+                except BaseException as error:
+                    failed.append(error)
+                    raise
 
-    futures = [_pool[1].submit(run, first) for first in range(0, n, chunk)]
+    futures = [_pool[1].submit(run) for _ in range(threads - 1)]
+    try:
+        run()
+    finally:
+        for future in futures:
+            future.exception()  # wait for every thread before the outputs are used
     for future in futures:
         future.result()
 
