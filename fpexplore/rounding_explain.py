@@ -4,7 +4,8 @@
 representable values, reads the bits that rounding throws away (guard, round
 and sticky bits) and says which neighbour each IEEE rounding mode picks and
 why. The results themselves come from :func:`fpexplore.decode`; this module
-only explains them. Needs numpy alone (the widgets and the CLI both use it).
+only explains them (:mod:`fpexplore.rounding_render` draws the pictures). Needs
+numpy alone (the widgets and the CLI both use it).
 
 Examples
 --------
@@ -19,7 +20,6 @@ Examples
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -28,6 +28,7 @@ from .decode import FloatParts, decode, ulp_exponent
 from .display import ROUNDING_NAMES
 from .exact import parse_real
 from .formats import Format, get_format
+from .rounding_render import to_html, to_svg
 
 __all__ = ["MODES", "ModeChoice", "RoundingExplanation", "explain_rounding"]
 
@@ -149,32 +150,12 @@ class RoundingExplanation:
     def to_svg(self, width: int = 560) -> str:
         """A number-line picture: the two neighbours, the halfway point, the input
         and the selected mode's pick (a self-contained SVG string)."""
-        return _svg(self, width)
+        return to_svg(self, width)
 
     def _repr_html_(self) -> str:
         """The picture, the dropped bits and a table of every mode's pick (the
         selected one in bold), as static HTML."""
-        esc, result = html.escape, self.result
-        rows = []
-        for mode, choice in self.choices.items():
-            style = ' style="font-weight:bold;background:rgba(213,94,0,0.12)"'
-            cells = (ROUNDING_NAMES[mode], repr(choice.result.value), choice.picks, choice.reason)
-            tds = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in cells)
-            rows.append(f"<tr{style if mode == self.rounding else ''}>{tds}</tr>")
-        where = "; ".join(self._where())
-        error = ""
-        if result.abs_error == result.abs_error:  # not NaN
-            error = (
-                f"<div>{esc(self.rounding)} gives {esc(repr(result.value))}: abs error "
-                f"{result.abs_error:.5g}, rel error {result.rel_error:.5g}, "
-                f"{result.ulp_error:.4g} ULP</div>"
-            )
-        head = "<tr><th>mode</th><th>result</th><th>picks</th><th>why</th></tr>"
-        return (
-            f'<div class="fpx-rounding">{self.to_svg()}<div>{esc(repr(self.input))} in '
-            f"{esc(self.format.name)}: {esc(where)}</div>{error}"
-            f"<table>{head}{''.join(rows)}</table></div>"
-        )
+        return to_html(self)
 
 
 def _picks(result: FloatParts, ex: RoundingExplanation, nearer_zero: FloatParts) -> str:
@@ -291,63 +272,3 @@ def explain_rounding(
                 reason += f"; no finite value there: {fmt.name} gives {result.value!r}"
         ex.choices[mode] = ModeChoice(mode, result, picks, away, reason)
     return ex
-
-
-def _fmt_value(parts: FloatParts) -> str:
-    return f"{parts.value:.6g}"
-
-
-def _svg(ex: RoundingExplanation, width: int) -> str:
-    """The number line between the neighbours (see RoundingExplanation.to_svg)."""
-    left, right, y = 40, width - 40, 48
-    picked = ex.choices[ex.rounding]
-    esc = html.escape
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="110" '
-        f'viewBox="0 0 {width} 110" font-family="sans-serif" font-size="12" '
-        'class="fpx-rounding-line">',
-        f'<line x1="{left}" y1="{y}" x2="{right}" y2="{y}" stroke="currentColor"/>',
-    ]
-    if ex.is_exact:
-        mid = (left + right) / 2
-        label = esc(_fmt_value(ex.below))
-        parts.append(_tick(mid, y, "#009E73", f"{label} (exact)", bold=True))
-        return "".join(parts) + "</svg>"
-    negative = ex.exact < 0
-    span = right - left
-    pos = min(float(ex.position), 1.25)
-    frac_x = (1 - pos) if negative else pos  # position from the left end, in value order
-    x_at = left + span * (frac_x if pos < 1 else (-0.08 if negative else 1.08))
-    for where, parts_ in (("below", ex.below), ("above", ex.above)):
-        px = left if where == "below" else right
-        chosen = picked.picks == where
-        label = esc(_fmt_value(parts_)) if parts_.is_finite else esc(repr(parts_.value))
-        parts.append(_tick(px, y, "#D55E00" if chosen else "currentColor", label, bold=chosen))
-    half = (left + right) / 2
-    parts.append(
-        f'<line x1="{half}" y1="{y - 10}" x2="{half}" y2="{y + 10}" stroke="gray" '
-        f'stroke-dasharray="3,3"/><text x="{half}" y="{y + 26}" text-anchor="middle" '
-        'fill="gray">halfway</text>'
-    )
-    x_at = max(4, min(width - 4, x_at))
-    parts.append(
-        f'<path d="M {x_at - 6} {y - 22} L {x_at + 6} {y - 22} L {x_at} {y - 10} Z" '
-        f'fill="#0072B2"/><text x="{x_at}" y="{y - 27}" text-anchor="middle" fill="#0072B2">'
-        f"x = {esc(str(ex.input))}</text>"
-    )
-    if picked.picks == "beyond":
-        parts.append(
-            f'<text x="{width / 2}" y="{y + 50}" text-anchor="middle" fill="#D55E00">'
-            f"{esc(ex.rounding)}: {esc(repr(picked.result.value))} (overflow)</text>"
-        )
-    return "".join(parts) + "</svg>"
-
-
-def _tick(px: float, y: float, colour: str, label: str, bold: bool = False) -> str:
-    weight = ' font-weight="bold"' if bold else ""
-    dot = f'<circle cx="{px}" cy="{y}" r="5" fill="{colour}"/>' if bold else ""
-    return (
-        f'<line x1="{px}" y1="{y - 14}" x2="{px}" y2="{y + 14}" stroke="{colour}" '
-        f'stroke-width="2"/>{dot}<text x="{px}" y="{y + 42}" text-anchor="middle" '
-        f'fill="{colour}"{weight}>{label}</text>'
-    )

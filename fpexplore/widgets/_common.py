@@ -1,0 +1,82 @@
+"""What every panel shares: display, the message line, the format dropdown, safe callbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ipywidgets as W  # the package's __init__ has already checked it is there
+
+from ..formats import FORMATS, Format
+
+
+class Panel:
+    """Shared plumbing: display, the message line, the format dropdown, safe callbacks."""
+
+    widget: W.VBox
+    format: Format
+    message: str = ""
+    is_error: bool = False
+    _syncing: bool = False
+    _refresh: Callable[[], None]
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def _setup(self, fmt: Format) -> None:
+        self.message_label = W.HTML().add_class("fpx-message")
+        self._formats = dict(FORMATS)
+        key = self._format_key(fmt)
+        self.format_dropdown = W.Dropdown(options=list(self._formats), value=key)
+        self.format_dropdown.description = "format"
+        self._on(self.format_dropdown, lambda key: self.set_format(self._formats[key]))
+
+    def _format_key(self, fmt: Format) -> str:
+        """The dropdown entry of ``fmt``; a custom format gets a new one."""
+        key = next((k for k, known in self._formats.items() if known == fmt), None)
+        if key is None:
+            key = fmt.name if fmt.name not in self._formats else f"{fmt.name} (custom)"
+            self._formats[key] = fmt
+        return key
+
+    def _sync_dropdown(self) -> None:
+        key = self._format_key(self.format)
+        if list(self.format_dropdown.options) != list(self._formats):
+            self.format_dropdown.options = list(self._formats)
+        self.format_dropdown.value = key
+
+    def _say(self, message: str, error: bool = False) -> None:
+        self.message, self.is_error = message, error
+        text = message.replace("&", "&amp;").replace("<", "&lt;")
+        colour = "#D55E00" if error else "inherit"
+        self.message_label.value = f'<span style="color:{colour}">{text}</span>' if text else ""
+
+    def _on(self, control: W.ValueWidget, action: Callable[[Any], None]) -> None:
+        """Call ``action(new value)`` when the user changes ``control``; whatever it
+        raises becomes the message (nothing may raise into the notebook)."""
+
+        def handler(change: dict[str, Any]) -> None:
+            if self._syncing:
+                return
+            try:
+                action(change["new"])
+            except Exception as exc:
+                self._say(f"{type(exc).__name__}: {exc}", error=True)
+                self._refresh()  # put the control back in line with the state
+
+        control.observe(handler, "value")
+
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """Update the controls without their observers acting on it."""
+        self._syncing = True
+        try:
+            yield
+        finally:
+            self._syncing = False

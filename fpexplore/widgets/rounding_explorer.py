@@ -1,0 +1,108 @@
+"""RoundingExplorer: an exact value between its neighbours, and each rounding mode's pick."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as W  # the package's __init__ has already checked it is there
+
+from ..decode import FloatParts
+from ..display import ROUNDING_NAMES
+from ..formats import Format, get_format
+from ..rounding_explain import MODES, explain_rounding
+from ._common import Panel
+
+__all__ = ["RoundingExplorer"]
+
+
+class RoundingExplorer(Panel):
+    """An exact value between its two neighbours: which one each rounding mode picks and why.
+
+    Parameters
+    ----------
+    value : str, int, float, Fraction or Decimal
+        Taken exactly (``"0.1"`` is one tenth).
+    fmt : str or Format
+    rounding : str
+        The highlighted mode, one of :data:`fpexplore.rounding_explain.MODES`.
+
+    Attributes
+    ----------
+    explanation : fpexplore.rounding_explain.RoundingExplanation
+        The neighbours, the guard / round / sticky bits, every mode's pick and why.
+    parts : FloatParts
+        The highlighted mode's result; ``value`` is its float.
+    format, rounding, message, is_error, widget
+        ``text_box``, ``format_dropdown``, ``rounding_dropdown`` and ``view`` (the
+        number line and the table) are the controls.
+
+    Examples
+    --------
+    >>> rx = RoundingExplorer("2049", "float16")  # halfway between 2048 and 2050
+    >>> rx.value, rx.explanation.is_tie
+    (2048.0, True)
+    >>> rx.set_rounding("nearest_away")
+    >>> rx.value
+    2050.0
+    """
+
+    def __init__(
+        self, value: Any = "0.1", fmt: Any = "float16", rounding: str = "nearest_even"
+    ) -> None:
+        self.format, self.rounding = get_format(fmt), rounding
+        self.explanation = explain_rounding(value, self.format, rounding)
+        self._setup(self.format)
+        self.text_box = W.Text(description="value", continuous_update=False)
+        self._on(self.text_box, self.set_text)
+        options = [(ROUNDING_NAMES[m], m) for m in MODES]
+        self.rounding_dropdown = W.Dropdown(options=options, value=rounding)
+        self.rounding_dropdown.description = "rounding"
+        self._on(self.rounding_dropdown, self.set_rounding)
+        self.view = W.HTML().add_class("fpx-rounding-view")
+        controls = W.HBox([self.text_box, self.format_dropdown, self.rounding_dropdown])
+        self.widget = W.VBox([controls, self.message_label, self.view])
+        self.widget.add_class("fpx-rounding-explorer")
+        self._refresh()
+
+    @property
+    def parts(self) -> FloatParts:
+        """The highlighted mode's result."""
+        return self.explanation.result
+
+    @property
+    def value(self) -> float:
+        """The highlighted mode's result as a float."""
+        return self.parts.value
+
+    def set_text(self, text: str) -> None:
+        """Explain the typed value; unreadable text sets :attr:`message`, keeps the rest."""
+        self._explain(text, self.format, self.rounding)
+
+    def set_format(self, fmt: Any) -> None:
+        """Explain the same input in another format."""
+        self._explain(self.explanation.input, get_format(fmt), self.rounding)
+
+    def set_rounding(self, rounding: str) -> None:
+        """Highlight another rounding mode."""
+        self._explain(self.explanation.input, self.format, rounding)
+
+    def _explain(self, x: Any, fmt: Format, rounding: str) -> None:
+        try:
+            self.explanation = explain_rounding(x, fmt, rounding)
+        except (ValueError, TypeError) as exc:
+            self._say(f"cannot explain {x!r} in {fmt.name}: {exc}", error=True)
+        else:
+            self.format, self.rounding = fmt, rounding
+            self._say("")
+        with self._quiet():
+            self.text_box.value = x if isinstance(x, str) else repr(x)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        with self._quiet():
+            given = self.explanation.input
+            if self.message == "":
+                self.text_box.value = given if isinstance(given, str) else repr(given)
+            self._sync_dropdown()
+            self.rounding_dropdown.value = self.rounding
+            self.view.value = self.explanation._repr_html_()
