@@ -180,6 +180,7 @@ def _run_blocks(
         future.result()
 
 
+@lru_cache(maxsize=64)
 def _kind_steps(fmt: Format) -> tuple[tuple[int, int], ...]:
     """(magnitude code, step) pairs: the :class:`Kind` code of a code is the sum of
     the steps at or below its magnitude (sign bit cleared), because magnitudes
