@@ -10,6 +10,7 @@ representation error; count the values between two numbers.
 (0, 128, 4788176)
 """
 
+from .census import Census, float_census
 from .codes import Kind
 from .decode import ArrayParts, FloatParts, decode, decode_array, from_bits
 from .density import Binade, binade_table, count_between, values_between
@@ -25,6 +26,7 @@ __all__ = [
     "ROUNDING_MODES",
     "ArrayParts",
     "Binade",
+    "Census",
     "FloatParts",
     "Format",
     "Kind",
@@ -35,6 +37,7 @@ __all__ = [
     "count_between",
     "decode",
     "decode_array",
+    "float_census",
     "format_names",
     "format_table",
     "from_bits",

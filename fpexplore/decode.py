@@ -88,8 +88,7 @@ class FloatParts:
     @cached_property
     def _fields(self) -> tuple[int, int, int, int]:
         arr = np.array([self.code], dtype=K.code_dtype(self.format))
-        sign, exponent, mantissa = K.fields(arr, self.format)
-        kind = K.classify(arr, self.format)
+        sign, exponent, mantissa, kind = K.split_codes(arr, self.format)
         return int(sign[0]), int(exponent[0]), int(mantissa[0]), int(kind[0])
 
     @property

@@ -157,15 +157,9 @@ def representation_error(
     """
     fmt = get_format(fmt)
     x = np.atleast_1d(K._as_float64(values))
-    rounded = K.round_values(x, fmt, rounding, overflow=overflow)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        abs_error = np.abs(rounded - x)
-        abs_error[rounded == x] = 0.0  # also inf stored as inf
-        rel_error = abs_error / np.abs(x)
-        rel_error[abs_error == 0] = 0.0
-        ulp_error = abs_error / _ulp_at(x, fmt)
-        ulp_error[abs_error == 0] = 0.0
-        ulp_error[np.isinf(abs_error)] = np.inf
+    rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
+        x, fmt, rounding, overflow=overflow
+    )
     shape = np.shape(values)
     return RepresentationError(
         *(a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)), fmt
