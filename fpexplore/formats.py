@@ -328,10 +328,10 @@ FORMATS: dict[str, Format] = {
 
 _ALIASES = {
     "fp64": "float64", "double": "float64", "f64": "float64", "binary64": "float64",
-    "fp32": "float32", "single": "float32", "float": "float32", "f32": "float32",
+    "fp32": "float32", "single": "float32", "f32": "float32",
     "binary32": "float32",
     "fp16": "float16", "half": "float16", "f16": "float16", "binary16": "float16",
-    "bf16": "bfloat16", "brain": "bfloat16",
+    "bf16": "bfloat16",
     "tensorfloat32": "tf32", "tensorfloat-32": "tf32", "tf-32": "tf32",
     "e5m2": "float8_e5m2", "fp8_e5m2": "float8_e5m2", "fp8e5m2": "float8_e5m2",
     "e4m3": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "fp8_e4m3": "float8_e4m3fn",
