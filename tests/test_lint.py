@@ -37,8 +37,9 @@ def test_ruff_format() -> None:
 
 def test_doctests() -> None:
     """The Examples sections of the core modules run as written."""
-    modules = ["formats", "exact", "codes", "decode", "error", "density", "display",
-               "cli", "cli_output", "cli_parser", "course"]  # fmt: skip
+    modules = ["formats", "exact", "codes", "_dtypes", "_blocks", "_fields", "_round_blocked",
+               "_round_general", "_rounding", "_errors_kernel", "_neighbours", "decode", "error",
+               "density", "display", "cli", "cli_output", "cli_parser", "course"]  # fmt: skip
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules",
          *(str(ROOT / "fpexplore" / f"{m}.py") for m in modules)],
