@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from decimal import Decimal
 from fractions import Fraction
@@ -59,7 +60,7 @@ def test_ties_and_near_ties_against_oracle(fmt: str, mode: str) -> None:
                 assert stored(signed, fmt, mode) == expected, (fmt, mode, signed)
 
 
-@pytest.mark.parametrize("fmt", SMALL)
+@pytest.mark.parametrize("fmt", [*SMALL, "tf32"])
 def test_random_decimal_strings_against_oracle(fmt: str) -> None:
     rng = random.Random(fmt)
     f = get_format(fmt)
@@ -199,3 +200,55 @@ def test_bad_rounding_and_overflow() -> None:
 
 def test_round_real_matches_decode() -> None:
     assert round_real(parse_real("3.14159"), "float32") == 0x40490FD0
+
+
+def _nearest_even_oracle(
+    x: Fraction, candidates: list[float], mantissa_bits: int, emin: int
+) -> float:
+    """The candidate nearest to x (exact Fractions), ties to the even significand."""
+    best = sorted(candidates, key=lambda c: abs(Fraction(c) - x))
+    first, second = best[0], best[1]
+    if abs(Fraction(first) - x) != abs(Fraction(second) - x):
+        return first
+    last_bit = [
+        (Fraction(c) / Fraction(2) ** (max(math.frexp(c)[1] - 1, emin) - mantissa_bits)).numerator
+        % 2
+        for c in (first, second)
+    ]
+    return first if last_bit[0] == 0 else second
+
+
+@pytest.mark.parametrize(
+    ("fmt", "dtype", "m"), [("float32", np.float32, 23), ("float64", np.float64, 52)]
+)
+def test_decimal_strings_near_ties_wide_formats(fmt: str, dtype: type, m: int) -> None:
+    """Exact decimal strings just around midpoints of float32/float64 neighbours,
+    against an exact Fraction oracle over the three nearest candidates."""
+    rng = np.random.default_rng(11)
+    tiny = Fraction(1, 2**1200)
+    with np.errstate(over="ignore"):
+        for bits in rng.integers(1, 2 ** (8 * np.dtype(dtype).itemsize - 2), 300, dtype=np.uint64):
+            value = np.array([bits]).astype(f"u{np.dtype(dtype).itemsize}").view(dtype)[0]
+            if not np.isfinite(value) or value == 0:
+                continue
+            upper = np.nextafter(value, dtype(np.inf))
+            if not np.isfinite(upper):
+                continue
+            mid = (Fraction(float(value)) + Fraction(float(upper))) / 2
+            for x in (mid, mid + tiny, mid - tiny):
+                text = exact_decimal(x)
+                stored = decode(text, fmt).value
+                near = float(np.float64(dtype(float(x))))
+                candidates = [float(value), float(upper), near]
+                emin = get_format(fmt).emin
+                assert stored == _nearest_even_oracle(x, candidates, m, emin), (fmt, text)
+                if fmt == "float64":
+                    assert stored == float(text)  # CPython's correctly rounded parser
+
+
+def test_random_long_decimal_strings_into_float64_match_cpython() -> None:
+    rng = random.Random(5)
+    for _ in range(500):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 40)))
+        text = f"{rng.choice('+-')}{digits[0]}.{digits[1:] or '0'}e{rng.randint(-330, 310)}"
+        assert decode(text, "float64").value == float(text), text
