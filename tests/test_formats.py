@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import ml_dtypes
@@ -34,7 +35,11 @@ def test_finfo_parity(name: str, attr: str) -> None:
     ours = getattr(get_format(name), attr)
     theirs = getattr(info, attr)
     if attr in ("precision", "resolution") and name.startswith("float8"):
-        pytest.skip("ml_dtypes sets precision 1 for FP8; numpy's floor(-log10(eps)) gives 0")
+        # ml_dtypes sets precision 1 for FP8; fpexplore keeps numpy's floor(-log10(eps))
+        fmt = get_format(name)
+        assert fmt.precision == math.floor(-math.log10(fmt.eps)) == 0
+        assert fmt.resolution == 1.0
+        return
     if attr == "resolution":  # finfo stores 10**-precision rounded to the type
         ours = np.asarray(ours).astype(dtype)
     assert float(ours) == float(theirs), (name, attr, ours, theirs)
