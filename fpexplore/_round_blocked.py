@@ -249,13 +249,13 @@ def _round_specials(
 
 def _nan_codes(bits: np.ndarray, fmt: Format) -> np.ndarray:
     """Codes of float64 NaNs, as exact.round_real makes them: IEEE formats keep the
-    sign and the top payload bits and set the quiet bit; 'fn' formats have one NaN."""
+    sign, the quiet bit and the top payload bits (a signalling NaN whose kept bits
+    are all 0 gets payload 1, so it stays a NaN); 'fn' formats have one NaN."""
     bits = bits.astype(np.uint64)
     sign = (bits >> np.uint64(63)) << np.uint64(fmt.bits - 1)
     if fmt.nan_encoding == "fn":
         return sign | np.uint64(fmt.nan_code)
     m = fmt.mantissa_bits
     payload = (bits & np.uint64(_FRACTION)) >> np.uint64(52 - m)
-    if m < 52:
-        payload |= np.uint64(1 << (m - 1))
+    payload[payload == 0] = 1
     return sign | np.uint64(fmt.inf_code) | payload

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ._round_blocked import _nan_codes
 from .formats import Format
 
 
@@ -88,12 +89,5 @@ def _special_codes(
     if nan.any():
         if not fmt.has_nan:
             raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
-        if fmt.nan_encoding == "fn":
-            code[nan] = fmt.nan_code
-        else:
-            m = fmt.mantissa_bits
-            payload = (bits64[nan] & np.uint64((1 << 52) - 1)) >> np.uint64(52 - m)
-            if m < 52:
-                payload |= np.uint64(1 << (m - 1))
-            code[nan] = np.uint64(fmt.inf_code) | payload
+        code[nan] = _nan_codes(bits64[nan], fmt) & ~np.uint64(fmt.sign_mask)
     return code

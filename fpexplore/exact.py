@@ -118,6 +118,15 @@ def _from_float(x: float) -> ExactReal:
     return ExactReal(sign, Fraction(abs(x)))
 
 
+def _from_narrow_nan(x: np.floating) -> ExactReal:
+    """A float16/float32 NaN read from its bits, payload aligned to float64's 52."""
+    width = x.dtype.itemsize * 8
+    m = {16: 10, 32: 23}[width]
+    bits = int(np.array(x).view(f"u{x.dtype.itemsize}"))
+    payload = (bits & ((1 << m) - 1)) << (52 - m)
+    return ExactReal(bits >> (width - 1), None, "nan", payload, bool(payload >> 51))
+
+
 def _from_fraction(x: Fraction) -> ExactReal:
     return ExactReal(1 if x < 0 else 0, abs(x))
 
@@ -202,6 +211,8 @@ def parse_real(x: Any) -> ExactReal:
         raise TypeError(f"expected a real number, got the bool {x!r}")
     if isinstance(x, int | np.integer):
         return _from_fraction(Fraction(int(x)))
+    if isinstance(x, np.float16 | np.float32) and np.isnan(x):
+        return _from_narrow_nan(x)  # float() would quiet a signalling NaN
     if isinstance(x, float | np.float16 | np.float32 | np.float64):
         return _from_float(float(x))
     if isinstance(x, str):
@@ -297,6 +308,10 @@ def round_real(
 ) -> int:
     """Round an exact input once into ``fmt``; return the bit pattern (an int).
 
+    A NaN keeps its sign, its quiet/signalling bit and as many of its top payload
+    bits as the format holds (a signalling NaN left with no payload bits gets
+    payload 1, so it does not turn into infinity).
+
     Overflow follows the format: IEEE formats give a signed infinity (or the
     largest finite value when the rounding direction points to zero);
     ``float8_e4m3fn``-style ("fn") formats give NaN, as ml_dtypes and the OCP
@@ -316,10 +331,8 @@ def round_real(
         m = fmt.mantissa_bits
         if x.payload is None:  # a NaN spelled in text: canonical pattern
             payload = 1 << (m - 1) if x.quiet or m == 1 else 1
-        else:  # a float's NaN: keep the top payload bits; narrowing quiets it
-            payload = x.payload >> (52 - m)
-            if m < 52:
-                payload |= 1 << (m - 1)
+        else:  # a float's NaN: keep the quiet bit and the top payload bits
+            payload = (x.payload >> (52 - m)) or 1  # 0 would read as infinity
         return sign_bit | fmt.inf_code | payload
     if x.special == "inf":
         if fmt.has_infinity:

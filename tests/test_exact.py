@@ -163,8 +163,15 @@ def test_nan_payload_and_quiet_bit() -> None:
     payload_nan = np.frombuffer(np.uint64(0x7FF4000000000123).tobytes(), np.float64)[0]
     p64 = decode(float(payload_nan), "float64")
     assert p64.code == 0x7FF4000000000123 and p64.quiet is False
-    p32 = decode(float(payload_nan), "float32")  # narrowing quiets, keeps top payload bits
-    assert p32.code == 0x7FE00000 and p32.quiet is True
+    p32 = decode(float(payload_nan), "float32")  # keeps the quiet bit and top payload bits
+    assert p32.code == 0x7FA00000 and p32.quiet is False
+    low_payload = np.frombuffer(np.uint64(0x7FF0000000000001).tobytes(), np.float64)[0]
+    assert decode(float(low_payload), "float16").code == 0x7C01  # still a signalling NaN
+    assert decode(float(low_payload), "float16").kind == "nan"
+    snan32 = np.frombuffer(np.uint32(0x7F800001).tobytes(), np.float32)[0]
+    assert decode(snan32, "float32").code == 0x7F800001  # numpy scalars read by their bits
+    assert decode(snan32, "float32").quiet is False
+    assert decode(np.frombuffer(np.uint16(0xFC01).tobytes(), np.float16)[0], "half").code == 0xFC01
     assert decode("nan", "float32").code == 0x7FC00000
     assert decode("-nan", "float16").code == 0xFE00
     snan = decode("snan", "float32")
