@@ -430,3 +430,16 @@ def test_density_explorer_format_and_zoom():
     dx.zoom_slider.value = 0  # a whole float32 binade: too many ticks to draw
     assert dx.is_error and "no number line" in dx.message
     assert dx.output.outputs[0]["data"]["image/png"]  # the spacing figure is still there
+
+
+def test_density_explorer_never_raises_at_float64_extremes():
+    from fpexplore.widgets import DensityExplorer
+
+    d = DensityExplorer("float64")
+    d.binade_slider.value = 1023
+    d.zoom_slider.value = 52  # drawing may fail at the top of float64: a message, no raise
+    assert d.binade == 1023
+    d.set_binade(-1074)
+    d.set_zoom(5)  # the lowest subnormal binade holds one value: no zoom beyond it
+    assert d.zoom == 0 and d.window == (5e-324, 1e-323)
+    assert d.message == "2 values of float64 in [5e-324, 1e-323]"

@@ -96,6 +96,21 @@ class DensityExplorer(Panel):
         self.zoom = int(zoom)
         self._draw()
 
+    def _max_zoom(self) -> int:
+        low = self.format.emin - self.format.mantissa_bits
+        return min(self.format.mantissa_bits, self.binade - low)
+
+    def _refresh(self) -> None:
+        """Put the controls in line with the state."""
+        fmt = self.format
+        low, high = fmt.emin - fmt.mantissa_bits, fmt.emax
+        with self._quiet():
+            self._sync_dropdown()
+            slider = self.binade_slider
+            slider.min, slider.max = min(low, slider.max), max(high, slider.min)
+            slider.min, slider.max, slider.value = low, high, self.binade
+            self.zoom_slider.max, self.zoom_slider.value = self._max_zoom(), self.zoom
+
     def _draw(self) -> None:
         from matplotlib.figure import Figure
 
@@ -104,13 +119,9 @@ class DensityExplorer(Panel):
         fmt = self.format
         low, high = fmt.emin - fmt.mantissa_bits, fmt.emax
         self.binade = min(max(self.binade, low), high)
-        self.zoom = min(max(self.zoom, 0), fmt.mantissa_bits)
-        with self._quiet():
-            self._sync_dropdown()
-            slider = self.binade_slider
-            slider.min, slider.max = min(low, slider.max), max(high, slider.min)
-            slider.min, slider.max, slider.value = low, high, self.binade
-            self.zoom_slider.max, self.zoom_slider.value = fmt.mantissa_bits, self.zoom
+        # a subnormal binade 2**k holds 2**(k - low) values: zoom no further than one
+        self.zoom = min(max(self.zoom, 0), self._max_zoom())
+        self._refresh()
         lo, hi = self.window
         figure = Figure(figsize=(10, 7), layout="constrained")
         line_ax, spacing_ax = figure.subplots(2, 1, height_ratios=(1, 1.4))
@@ -126,8 +137,15 @@ class DensityExplorer(Panel):
             line_ax.set_axis_off()
             self._say(f"no number line for [{lo!r}, {hi!r}]: {exc}", error=True)
         else:
-            self._say(f"{self.count} values of {fmt.name} in [{lo!r}, {hi!r}]")
-        self.figure, png = figure, io.BytesIO()
-        figure.savefig(png, format="png", dpi=72)
+            count = self.count
+            noun = "value" if count == 1 else "values"
+            self._say(f"{count} {noun} of {fmt.name} in [{lo!r}, {hi!r}]")
+        png = io.BytesIO()
+        try:
+            figure.savefig(png, format="png", dpi=72)
+        except (ValueError, OverflowError) as exc:  # matplotlib at float64's extremes
+            self._say(f"cannot draw [{lo!r}, {hi!r}]: {exc}", error=True)
+            return
+        self.figure = figure
         data = {"image/png": base64.b64encode(png.getvalue()).decode(), "text/plain": repr(figure)}
         self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
