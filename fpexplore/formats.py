@@ -106,9 +106,17 @@ class Format:
         True
         >>> Format.ieee_like(3, 4).max
         15.5
+        >>> Format.ieee_like(4, 3).name  # "e4m3" is the alias of float8_e4m3fn
+        'ieee_e4m3'
+        >>> get_format("ieee_e4m3").max
+        240.0
         """
         if name is None:
             name = f"e{exponent_bits}m{mantissa_bits}"
+            known = FORMATS.get(_ALIASES.get(name, name))
+            if known is not None:  # "e5m2" is float8_e5m2; "e4m3" means float8_e4m3fn
+                same = known == cls(known.name, exponent_bits, mantissa_bits)
+                name = known.name if same else f"ieee_{name}"
         return cls(name, exponent_bits, mantissa_bits)
 
     def _replace(self, **changes: Any) -> Format:
@@ -335,14 +343,18 @@ _ALIASES = {
     "tensorfloat32": "tf32", "tensorfloat-32": "tf32", "tf-32": "tf32",
     "e5m2": "float8_e5m2", "fp8_e5m2": "float8_e5m2", "fp8e5m2": "float8_e5m2",
     "e4m3": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "fp8_e4m3": "float8_e4m3fn",
-    "fp8e4m3": "float8_e4m3fn", "float8_e4m3": "float8_e4m3fn",
+    "fp8e4m3": "float8_e4m3fn",
     "e3m2": "float6_e3m2fn", "fp6_e3m2": "float6_e3m2fn", "float6_e3m2": "float6_e3m2fn",
     "e2m3": "float6_e2m3fn", "fp6_e2m3": "float6_e2m3fn", "float6_e2m3": "float6_e2m3fn",
     "e2m1": "float4_e2m1fn", "fp4": "float4_e2m1fn", "fp4_e2m1": "float4_e2m1fn",
     "float4_e2m1": "float4_e2m1fn",
 }  # fmt: skip
 
-_CUSTOM = re.compile(r"e(\d+)m(\d+)")
+_CUSTOM = re.compile(r"(?:ieee_)?e(\d+)m(\d+)")
+
+_IEEE_NAMED = {"float8_e4m3": (4, 3), "float8_e3m4": (3, 4)}
+"""ml_dtypes' IEEE-style FP8 variants (with inf and NaN), known by name but not in
+the catalogue. Not to be confused with float8_e4m3fn."""
 
 
 def format_names() -> list[str]:
@@ -386,19 +398,22 @@ def get_format(spec: Any) -> Format:
         key = _ALIASES.get(key, key)
         if key in FORMATS:
             return FORMATS[key]
+        if key in _IEEE_NAMED:
+            return Format.ieee_like(*_IEEE_NAMED[key], name=key)
         match = _CUSTOM.fullmatch(key)
         if match:
             return Format.ieee_like(int(match[1]), int(match[2]))
         raise ValueError(
             f"unknown format {spec!r}; expected one of {', '.join(FORMATS)}, "
-            f"an alias ({', '.join(sorted(_ALIASES))}) or 'eXmY' for a custom IEEE-like format"
+            f"an alias ({', '.join(sorted(_ALIASES))}), {', '.join(_IEEE_NAMED)}, "
+            "or 'eXmY' for a custom IEEE-like format"
         )
     if spec is float:
         return FORMATS["float64"]
     dtype_name = _dtype_name(spec)
     if dtype_name is not None:
-        if dtype_name in FORMATS:
-            return FORMATS[dtype_name]
+        if dtype_name in FORMATS or dtype_name in _IEEE_NAMED:
+            return get_format(dtype_name)
         raise ValueError(
             f"dtype {dtype_name!r} is not a supported floating-point format; "
             f"expected one of {', '.join(FORMATS)}"

@@ -15,6 +15,8 @@ from fpexplore.codes import codes_to_values
 NUMPY = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 ML = {
     "bfloat16": ml_dtypes.bfloat16,
+    "float8_e4m3": ml_dtypes.float8_e4m3,
+    "float8_e3m4": ml_dtypes.float8_e3m4,
     "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
     "float8_e5m2": ml_dtypes.float8_e5m2,
     "float6_e2m3fn": ml_dtypes.float6_e2m3fn,
@@ -35,10 +37,10 @@ def test_finfo_parity(name: str, attr: str) -> None:
     ours = getattr(get_format(name), attr)
     theirs = getattr(info, attr)
     if attr in ("precision", "resolution") and name.startswith("float8"):
-        # ml_dtypes sets precision 1 for FP8; fpexplore keeps numpy's floor(-log10(eps))
+        # ml_dtypes sets precision 1 for every FP8; fpexplore keeps numpy's definition
         fmt = get_format(name)
-        assert fmt.precision == math.floor(-math.log10(fmt.eps)) == 0
-        assert fmt.resolution == 1.0
+        assert fmt.precision == math.floor(-math.log10(fmt.eps))
+        assert fmt.resolution == 10.0**-fmt.precision
         return
     if attr == "resolution":  # finfo stores 10**-precision rounded to the type
         ours = np.asarray(ours).astype(dtype)
@@ -177,3 +179,18 @@ def test_unsupported_dtype() -> None:
 def test_invalid_parameters(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Format("bad", **kwargs)
+
+
+@pytest.mark.parametrize(("e", "m"), [(4, 3), (5, 2), (3, 4), (2, 1), (6, 9), (5, 10)])
+def test_custom_names_round_trip(e: int, m: int) -> None:
+    fmt = Format.ieee_like(e, m)
+    assert get_format(fmt.name) == fmt
+    assert fmt.has_infinity and fmt.max_exponent_field == 2**e - 2
+
+
+def test_ml_dtypes_ieee_fp8_variants_are_not_the_fn_ones() -> None:
+    assert get_format("float8_e4m3").max == 240.0
+    assert get_format("float8_e4m3fn").max == 448.0
+    assert get_format(ml_dtypes.float8_e3m4) == Format.ieee_like(3, 4, name="float8_e3m4")
+    with pytest.raises(ValueError, match="float8_e4m3fnuz"):
+        get_format(ml_dtypes.float8_e4m3fnuz)
