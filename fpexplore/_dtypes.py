@@ -76,6 +76,8 @@ def _float_bits(x: float) -> int:
 
 def _real_array(values: Any) -> np.ndarray:
     arr = np.asarray(values)
+    if arr.dtype.kind == "V" and _is_float_format(arr.dtype):
+        return arr.astype(np.float64)  # ml_dtypes arrays (bfloat16, FP8...) widen exactly
     if arr.dtype.kind not in "fiub" or arr.dtype.kind == "b":
         raise TypeError(
             f"expected an array of real numbers, got dtype {arr.dtype}; "
@@ -84,6 +86,14 @@ def _real_array(values: Any) -> np.ndarray:
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
         raise TypeError("long double arrays would be rounded twice; pass them to decode()")
     return arr
+
+
+def _is_float_format(dtype: np.dtype) -> bool:
+    try:
+        get_format(dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _as_float64(values: Any) -> np.ndarray:

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .density import count_between
-from .display import exact_decimal
+from .display import exact_decimal, short_repr
 
 if TYPE_CHECKING:
     from .decode import FloatParts
@@ -82,7 +82,7 @@ def parts_record(parts: FloatParts) -> dict[str, Any]:
     finite = parts.is_finite
     return {
         "format": parts.format.name,
-        "input": str(parts.input),
+        "input": parts.input if isinstance(parts.input, str) else short_repr(parts.input),
         "rounding": parts.rounding,
         "sign": parts.sign,
         "exponent": parts.exponent,

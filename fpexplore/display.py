@@ -19,14 +19,19 @@ Examples
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .decode import FloatParts
 
-__all__ = ["FIELD_COLORS", "exact_decimal", "parts_text"]
+__all__ = ["FIELD_COLORS", "exact_decimal", "is_huge", "magnitude_text", "parts_text", "short_repr"]
+
+HUGE_BITS = 3000
+"""Numbers whose numerator or denominator has more bits than this (about 900
+decimal digits) are described by their magnitude instead of all their digits."""
 
 FIELD_COLORS = {"sign": "#D55E00", "exponent": "#0072B2", "mantissa": "#009E73"}
 """Okabe-Ito colours (safe for colour-blind readers) for the three fields."""
@@ -65,7 +70,50 @@ def exact_decimal(x: Fraction) -> str:
     return f"{sign}{digits[:-k]}.{digits[-k:]}"
 
 
+def is_huge(x: Fraction) -> bool:
+    """Whether spelling ``x`` out digit by digit would be unreasonable."""
+    return max(x.numerator.bit_length(), x.denominator.bit_length()) > HUGE_BITS
+
+
+def magnitude_text(x: Fraction) -> str:
+    """``x`` to 6 significant digits, for any size (``float()`` would overflow).
+
+    >>> magnitude_text(Fraction(10**5000 * 3))
+    '3.00000e+5000'
+    >>> magnitude_text(Fraction(-1, 7 * 10**400))
+    '-1.42857e-401'
+    """
+    if x == 0:
+        return "0"
+    a = abs(x)
+    exponent = math.floor(math.log10(a.numerator) - math.log10(a.denominator))
+    scaled = a * Fraction(10) ** -exponent  # in [1, 10), up to rounding of the log
+    if scaled >= 10:
+        scaled, exponent = scaled / 10, exponent + 1
+    elif scaled < 1:
+        scaled, exponent = scaled * 10, exponent - 1
+    mantissa = f"{float(scaled):.5f}"
+    if mantissa.startswith("10"):
+        mantissa, exponent = "1.00000", exponent + 1
+    return f"{'-' if x < 0 else ''}{mantissa}e{exponent:+d}"
+
+
+def short_repr(x: Any, limit: int = 80) -> str:
+    """``repr(x)`` for display: never raises (Python refuses ``str`` of ints over
+    4300 digits) and stays under ``limit`` characters."""
+    if isinstance(x, int | Fraction) and not isinstance(x, bool):
+        if is_huge(Fraction(x)):
+            return f"{type(x).__name__} ~{magnitude_text(Fraction(x))}"
+    try:
+        text = repr(x)
+    except ValueError:
+        text = f"<{type(x).__name__}>"
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def _short_decimal(x: Fraction, limit: int = 60) -> str:
+    if is_huge(x):
+        return magnitude_text(x)
     text = exact_decimal(x)
     if len(text) <= limit:
         return text
@@ -106,7 +154,7 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
     if parts.rounding is None:  # from_bits
         title = f"bit pattern {parts.hex} of {fmt.name}"
     else:
-        title = f"{parts.input!r} in {fmt.name} ({ROUNDING_NAMES[parts.rounding]})"
+        title = f"{short_repr(parts.input)} in {fmt.name} ({ROUNDING_NAMES[parts.rounding]})"
     lines = [title]
     note = _input_note(parts) if parts.rounding is not None else None
     if note:

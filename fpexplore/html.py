@@ -29,7 +29,14 @@ import html as _html
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .display import FIELD_COLORS, ROUNDING_NAMES, exact_decimal
+from .display import (
+    FIELD_COLORS,
+    ROUNDING_NAMES,
+    exact_decimal,
+    is_huge,
+    magnitude_text,
+    short_repr,
+)
 
 if TYPE_CHECKING:
     from .decode import FloatParts
@@ -174,9 +181,12 @@ def _finite_decimal(x: Fraction) -> str | None:
 
 def _input_text(parts: FloatParts) -> str:
     given = parts.input
-    described = f'<span style="{_MONO}">{_esc(repr(given))}</span>'
+    described = f'<span style="{_MONO}">{_esc(short_repr(given))}</span>'
     if parts.input_exact is None or parts.input_exact == 0:
         return described
+    if is_huge(parts.input_exact):
+        approx = magnitude_text(parts.input_exact)
+        return described + f' <span style="opacity: 0.75;">(about {approx})</span>'
     exact = _finite_decimal(parts.input_exact)
     if exact is None:
         approx = f"{float(parts.input_exact):.17g}"
@@ -240,7 +250,7 @@ def parts_html(parts: FloatParts) -> str:
         title = f"bit pattern {_esc(parts.hex)} of {_esc(fmt.name)}"
     else:
         title = (
-            f'<span style="{_MONO}">{_esc(repr(parts.input))}</span> in {_esc(fmt.name)} '
+            f'<span style="{_MONO}">{_esc(short_repr(parts.input))}</span> in {_esc(fmt.name)} '
             f'<span style="font-weight: normal; opacity: 0.75;">'
             f"({_esc(ROUNDING_NAMES.get(parts.rounding, parts.rounding))})</span>"
         )

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from .decode import FloatParts, decode, ulp_exponent
-from .display import ROUNDING_NAMES
+from .display import ROUNDING_NAMES, short_repr
 from .exact import parse_real
 from .formats import Format, get_format
 from .rounding_render import to_html, to_svg
@@ -129,6 +129,9 @@ class RoundingExplanation:
             return [f"special value: {self.result.value!r} ({self.result.hex})"]
         if self.is_exact:
             return [f"exactly representable: {self.below.value!r} ({self.below.hex})"]
+        if self.position > 1 or self.below.code == self.above.code:
+            largest = f"{self.below.value!r} ({self.below.hex})"
+            return [f"beyond the largest finite value, {largest}: it overflows"]
         lines = [
             f"between {self.below.value!r} ({self.below.hex}) and "
             f"{self.above.value!r} ({self.above.hex})",
@@ -141,7 +144,10 @@ class RoundingExplanation:
         return lines
 
     def __str__(self) -> str:
-        lines = [f"{self.input!r} in {self.format.name}", *(f"  {w}" for w in self._where())]
+        lines = [
+            f"{short_repr(self.input)} in {self.format.name}",
+            *(f"  {w}" for w in self._where()),
+        ]
         for mode, choice in self.choices.items():
             mark = "*" if mode == self.rounding else " "
             lines.append(f"{mark} {mode:<13} {choice.result.value!r:<22} {choice.reason}")

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .decode import decode
-from .display import FIELD_COLORS, exact_decimal
+from .display import FIELD_COLORS, exact_decimal, short_repr
 from .exact import _magnitude_mode, parse_real, round_magnitude
 from .formats import FORMATS, Format, get_format
 from .html import contrast_text_color
@@ -273,7 +273,7 @@ def compare(
                 _flag(exact, parts, rounding),
             ]
         )
-    shown = repr(value) if not isinstance(value, str) else value
+    shown = short_repr(value) if not isinstance(value, str) else value
     return Table(
         [
             "format",
@@ -287,7 +287,7 @@ def compare(
             "flag",
         ],
         rows,
-        title=f"{shown} stored in {len(fmts)} formats ({rounding})",
+        title=f"{shown} stored in {len(fmts)} format{'s' if len(fmts) != 1 else ''} ({rounding})",
         notes=[
             "exact: the stored value's decimal digits, cut at 32 characters here (see decode()).",
             "overflow: beyond max after rounding; underflow: stored as 0 or an inexact subnormal.",

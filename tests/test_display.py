@@ -51,3 +51,28 @@ def test_errors_below_float64_range_are_not_shown_as_zero() -> None:
     text = str(decode("1e-400", "e5m2"))
     assert "abs 1e-400" in text and "rel 1" in text
     assert "ULP here" not in str(decode("-inf", "float16"))
+
+
+@pytest.mark.parametrize(
+    "x",
+    [10**5000, -(10**5000), Fraction(1, 10**5000), Fraction(3, 7)],
+    ids=["googol-ish", "negative", "tiny", "third"],
+)
+def test_huge_inputs_render_everywhere(x: object) -> None:
+    from fpexplore import compare
+    from fpexplore.rounding_explain import explain_rounding
+
+    parts = decode(x, "float64")
+    text, html = str(parts), parts._repr_html_()
+    assert "float64" in text and "<" in html
+    assert "float16" in str(compare(x, ["float16"]))
+    assert str(explain_rounding(x, "float16", "nearest_even"))
+
+
+def test_magnitude_text_any_size() -> None:
+    from fpexplore.display import magnitude_text, short_repr
+
+    assert magnitude_text(Fraction(10**5000 * 3)) == "3.00000e+5000"
+    assert magnitude_text(Fraction(999999999, 10**9)) == "1.00000e+0"
+    assert short_repr(10**5000) == "int ~1.00000e+5000"
+    assert short_repr("0.1") == "'0.1'"

@@ -147,3 +147,20 @@ def test_next_up_down_arrays() -> None:
     assert next_down(0.0, "float16") == -(2.0**-24)
     assert next_up(65504.0, "float16") == np.inf
     assert next_down(-np.inf, "float16") == -np.inf
+
+
+def test_ml_dtypes_arrays_are_accepted() -> None:
+    import ml_dtypes
+
+    weights = np.array([1.5, 3.14, -0.02], dtype=ml_dtypes.bfloat16)
+    wide = weights.astype(np.float64)
+    np.testing.assert_array_equal(round_to(weights, "float16"), round_to(wide, "float16"))
+    np.testing.assert_array_equal(
+        representation_error(weights, "e4m3").abs_error,
+        representation_error(wide, "e4m3").abs_error,
+    )
+    from fpexplore import decode_array
+
+    fp8 = np.array([1.5, -448], dtype=ml_dtypes.float8_e4m3fn)
+    assert decode_array(fp8, "e2m1").value.tolist() == [1.5, -6.0]
+    assert decode_array(fp8, "e4m3").code.tolist() == [0x3C, 0xFE]
