@@ -117,13 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument(
         "--list-formats", action="store_true", help="list the formats and their limits"
     )
-    from .cli_plot import PLOT_NAMES
+    from .cli_plot import MIXED_PLOT_NAMES, PLOT_NAMES
 
     mode.add_argument(
         "--plot",
-        choices=PLOT_NAMES,
+        choices=PLOT_NAMES + MIXED_PLOT_NAMES,
         metavar="NAME",
-        help=f"draw a figure to --output: {', '.join(PLOT_NAMES)}",
+        help=f"draw a figure to --output: {', '.join(PLOT_NAMES)}; "
+        f"float16 failures: {', '.join(MIXED_PLOT_NAMES)}",
     )
     mode.add_argument("--course", metavar="DIR", help="copy the notebook course into DIR")
     parser.add_argument(

@@ -21,7 +21,7 @@ from .cli_parser import DEFAULT_FORMAT
 from .exact import parse_real
 from .formats import Format, get_format
 
-__all__ = ["PLOT_NAMES", "save_plot"]
+__all__ = ["MIXED_PLOT_NAMES", "PLOT_NAMES", "save_plot"]
 
 PLOT_NAMES = (
     "bits",
@@ -34,6 +34,19 @@ PLOT_NAMES = (
     "error_histogram",
 )
 """The figures ``--plot`` can draw; each is the function of that name in :mod:`fpexplore.plot`."""
+
+MIXED_PLOT_NAMES = (
+    "exp_overflow",
+    "softmax_demo",
+    "gradient_histogram",
+    "loss_scale_sweep",
+    "dynamic_loss_scale",
+    "running_sums",
+    "dot_accumulation",
+    "matmul_error",
+)
+"""The float16 failure figures of :mod:`fpexplore.plot.mixed` (``plot_<name>``), drawn
+from the same simulations as in the gallery; they take no VALUE, -f or --range."""
 
 SUFFIXES = (".png", ".svg", ".pdf")
 DPI = 150
@@ -166,7 +179,7 @@ def save_plot(
     Parameters
     ----------
     name : str
-        One of :data:`PLOT_NAMES`.
+        One of :data:`PLOT_NAMES` or :data:`MIXED_PLOT_NAMES`.
     value : str or None
         The number for ``bits`` (and for it only).
     formats : list of Format, optional
@@ -203,6 +216,16 @@ def save_plot(
     from matplotlib.figure import Figure
 
     plot = importlib.import_module("fpexplore.plot")
+    if name in MIXED_PLOT_NAMES:
+        if value is not None or formats is not None or span is not None:
+            raise UsageError(f"--plot {name} takes no VALUE, -f or --range")
+        from .plot.export import FIGURES
+
+        size, recipe = FIGURES[f"mixed_{name}"]
+        figure = Figure(figsize=size, layout="constrained")
+        recipe(figure)
+        figure.savefig(path, dpi=DPI)
+        return path
     width, height = FIGURE_SIZES.get(name, (10, 5))
     if name == "bits" and formats is not None and formats[0].bits > 32:
         width = 16

@@ -416,6 +416,8 @@ PLOTS = {
     "density": ["--plot", "density", "-f", "e4m3"],
     "format_map": ["--plot", "format_map", "-f", "all"],
     "error_histogram": ["--plot", "error_histogram", "-f", "half,e4m3", "--range", "-1", "1"],
+    "softmax_demo": ["--plot", "softmax_demo"],
+    "matmul_error": ["--plot", "matmul_error"],
 }
 
 
@@ -478,3 +480,15 @@ def test_bad_plot_requests(capsys, tmp_path, monkeypatch, case):
     assert err.startswith("fpexplore: error: ") and err.count("\n") == 1
     assert expected in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_mixed_figure_is_reachable(capsys, tmp_path):
+    from fpexplore.cli_plot import MIXED_PLOT_NAMES
+    from fpexplore.plot import mixed
+
+    drawn = {f"plot_{name}" for name in MIXED_PLOT_NAMES}
+    assert drawn == set(mixed.__all__) - {"plot_policy_comparison"}  # that one needs training
+    assert main(["--plot", "running_sums", "-o", str(tmp_path / "sums.png")]) == 0
+    assert (tmp_path / "sums.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["--plot", "running_sums", "-f", "half", "-o", str(tmp_path / "x.png")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
