@@ -462,7 +462,7 @@ BAD_PLOTS = {
     "bits without value": (["--plot", "bits", "-o", "b.png"], "needs a VALUE"),
     "value not used": (["1", "--plot", "density", "-o", "d.png"], "takes no VALUE"),
     "two formats": (["--plot", "density", "-f", "half,bf16", "-o", "d.png"], "one format"),
-    "too many ticks": (["--plot", "number_line", "-o", "n.png"], "--range LO HI"),
+    "too many ticks": (["--plot", "number_line", "--range", "1", "2", "-o", "n.png"], "max_ticks"),
     "bad range": (["--plot", "relative_error", "--range", "4", "1", "-o", "r.png"], "LO < HI"),
     "range not a number": (["--plot", "spacing", "--range", "a", "1", "-o", "s.png"], "'a'"),
     "unknown plot": (["--plot", "pie", "-o", "p.png"], "invalid choice: 'pie'"),

@@ -123,10 +123,16 @@ def test_number_line_marks_binades_and_subnormals():
 
 
 def test_number_line_refuses_too_many_ticks():
-    with pytest.raises(ValueError, match="63487 finite values.*pass a window"):
-        fpplot.number_line("float16")
     with pytest.raises(ValueError, match="1025 values of float16.*max_ticks=1000"):
         fpplot.number_line("float16", 1, 2, max_ticks=1000)
+
+
+@pytest.mark.parametrize(("name", "count"), [("float16", 1025), ("float32", 257), ("float64", 257)])
+def test_number_line_of_a_wide_format_defaults_to_a_window_at_one(name, count):
+    ax = fpplot.number_line(name)
+    assert sum(len(c.get_segments()) for c in ax.collections) == count
+    lo, hi = fpplot.lines.default_window(name)
+    assert lo == 1.0 and count_between(lo, hi, name) + 1 == count
 
 
 # -- spacing ------------------------------------------------------------------------

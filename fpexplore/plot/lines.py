@@ -16,7 +16,7 @@ from fpexplore.formats import Format, get_format
 
 from ._style import KIND_COLORS, TEXT_SIZE, label_axes, new_axes
 
-__all__ = ["number_line"]
+__all__ = ["default_window", "number_line"]
 
 
 def _to_float(x: Any) -> float:
@@ -33,6 +33,19 @@ def _is_representable(x: Any, fmt: Format) -> bool:
     return parts.is_finite and parts.error == 0
 
 
+def default_window(fmt: Any, max_ticks: int = 5000) -> tuple[float, float]:
+    """A window of a wide format that shows its grain: ``[1, 2]`` when that binade
+    has at most ``max_ticks`` values, else ``[1, 1 + 256 eps]``.
+
+    >>> default_window("float16"), default_window("float32")
+    ((1.0, 2.0), (1.0, 1.000030517578125))
+    """
+    fmt = get_format(fmt)
+    if 2**fmt.mantissa_bits + 1 <= max_ticks:
+        return 1.0, 2.0
+    return 1.0, 1.0 + min(256, max_ticks - 1) * fmt.eps
+
+
 def number_line(
     fmt: Any, lo: Any = None, hi: Any = None, ax: Axes | None = None, max_ticks: int = 5000
 ) -> Axes:
@@ -41,14 +54,16 @@ def number_line(
     Normal values, subnormals and zero get different colours; dashed grey lines
     mark the binade boundaries (powers of two). With no window the whole finite
     range ``[-max, max]`` is drawn, which suits FP8, FP6, FP4 and small custom
-    formats; wider formats need a window such as ``lo=3, hi=4``.
+    formats; for wider ones the default is a window starting at 1 (the binade
+    [1, 2] when it fits in ``max_ticks``, else its first 256 values: see
+    :func:`default_window`); zoom with ``lo`` and ``hi``, e.g. ``lo=3, hi=4``.
 
     Parameters
     ----------
     fmt : format spec
     lo, hi : number or str, optional
         The window, both ends included, taken exactly (``"0.1"`` is one tenth).
-        Default ``-max`` and ``max``.
+        Default ``-max`` and ``max``, or :func:`default_window` for wide formats.
     ax : matplotlib Axes, optional
     max_ticks : int
         Refuse (ValueError) to draw more ticks than this.
@@ -67,10 +82,7 @@ def number_line(
     """
     fmt = get_format(fmt)
     if lo is None and hi is None and fmt.n_finite > max_ticks:
-        raise ValueError(
-            f"{fmt.name} has {fmt.n_finite} finite values, more than max_ticks={max_ticks}; "
-            f"pass a window, e.g. number_line({fmt.name!r}, lo=3, hi=4)"
-        )
+        lo, hi = default_window(fmt, max_ticks)
     lo = -fmt.max if lo is None else lo
     hi = fmt.max if hi is None else hi
     closed_end = _is_representable(hi, fmt)
