@@ -98,6 +98,8 @@ def parts_record(parts: FloatParts) -> dict[str, Any]:
         "ulp": json_number(parts.ulp) if finite else None,
         "next_up": json_number(parts.next_up().value),
         "next_down": json_number(parts.next_down().value),
+        "quiet": parts.quiet,
+        "nan_payload": parts.nan_payload,
     }
 
 

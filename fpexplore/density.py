@@ -80,13 +80,14 @@ def _values_at(rank: np.ndarray, fmt: Format) -> np.ndarray:
     return np.where(rank < 0, -values, values)
 
 
-def values_between(lo: Any, hi: Any, fmt: Any, *, limit: int = 100_000) -> np.ndarray:
+def values_between(lo: Any, hi: Any, fmt: Any, *, limit: int | None = 100_000) -> np.ndarray:
     """All representable values v with ``lo <= v < hi``, ascending, as float64.
 
     Raises
     ------
     ValueError
-        When there are more than ``limit`` of them (say so with a larger limit).
+        When there are more than ``limit`` of them (pass a larger limit, or
+        ``limit=None`` for no limit at all).
 
     Examples
     --------
@@ -96,7 +97,7 @@ def values_between(lo: Any, hi: Any, fmt: Any, *, limit: int = 100_000) -> np.nd
     fmt = get_format(fmt)
     low, high = _bound(lo, "lo"), _bound(hi, "hi")
     start, stop = _count_below(low, fmt), _count_below(high, fmt)
-    if stop - start > limit:
+    if limit is not None and stop - start > limit:
         raise ValueError(
             f"[{lo}, {hi}) holds {stop - start} values of {fmt.name}, more than "
             f"limit={limit}; pass a larger limit or a narrower range"

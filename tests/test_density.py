@@ -104,3 +104,7 @@ def test_values_between_in_float64_windows() -> None:
     assert top.tolist() == [1.7976931348623157e308]
     assert values_between("inf", "inf", "float64").size == 0
     assert values_between(-np.inf, -1.7976931348623157e308, "float64").tolist() == [-np.inf]
+
+
+def test_values_between_without_limit() -> None:
+    assert values_between(1, 2, "float16", limit=None).size == 1024

@@ -89,9 +89,13 @@ def format_map(formats: Any = None, ax: Axes | None = None) -> Axes:
     ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
     ax.set_xlim(min(ticks) / 1.3, max(ticks) * 2.2)
+    names = {f.name for f in fmts}
+    title = "Range against precision of floating-point formats"
+    if {"bfloat16", "float32"} <= names:
+        title = "Range against precision: bfloat16 keeps float32's range with 8 significand bits"
     label_axes(
         ax,
-        "Range against precision: bfloat16 keeps float32's range with 8 significand bits",
+        title,
         "significand bits (mantissa bits + 1): precision",
         "dynamic range, decades: log10(max / smallest)",
     )
