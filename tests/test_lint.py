@@ -46,3 +46,13 @@ def test_doctests() -> None:
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_readme_examples() -> None:
+    """The README's REPL tour runs as written."""
+    import doctest
+
+    failures, tried = doctest.testfile(
+        str(ROOT / "README.md"), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert tried > 5 and failures == 0
