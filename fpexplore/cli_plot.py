@@ -9,7 +9,6 @@ saved with the Agg renderer.
 from __future__ import annotations
 
 import importlib
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,8 +74,7 @@ def _number(text: str) -> float:
     exact = parse_real(text)
     if exact.special == "nan":
         raise UsageError(f"--range bound {text!r} is NaN; expected a number")
-    magnitude = math.inf if exact.special == "inf" else float(exact.magnitude)
-    return -magnitude if exact.sign else magnitude
+    return exact.to_float()
 
 
 def _span(span: tuple[str, str] | None, default: tuple[str, str]) -> tuple[float, float]:

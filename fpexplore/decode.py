@@ -26,29 +26,19 @@ import numpy as np
 
 from . import codes as K
 from .codes import KIND_CODES, Kind
-from .exact import check_overflow, check_rounding, parse_real, round_real
+from .exact import (
+    check_overflow,
+    check_rounding,
+    parse_real,
+    round_real,
+    to_float,
+    ulp_exponent,
+)
 from .formats import FORMATS, Format, get_format
 
 __all__ = ["ArrayParts", "FloatParts", "KindArray", "decode", "decode_array", "from_bits"]
 
 _KINDS = tuple(Kind)
-
-
-def _to_float(x: Fraction) -> float:
-    """float(x), correctly rounded, with +-inf instead of OverflowError."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.copysign(math.inf, x)
-
-
-def ulp_exponent(magnitude: Fraction, fmt: Format) -> int:
-    """log2 of the spacing of ``fmt`` in the binade of ``magnitude`` (> 0)."""
-    p, q = magnitude.numerator, magnitude.denominator
-    e = p.bit_length() - q.bit_length()
-    if (p << max(-e, 0)) < (q << max(e, 0)):
-        e -= 1
-    return max(e, fmt.emin) - fmt.mantissa_bits
 
 
 @dataclass(frozen=True)
@@ -191,7 +181,7 @@ class FloatParts:
     @property
     def abs_error(self) -> float:
         if self.error is not None:
-            return _to_float(abs(self.error))
+            return to_float(abs(self.error))
         if self.kind == Kind.NAN or self._input_special == "nan":
             return math.nan
         if self.kind == Kind.INF and self._input_special == "inf":
@@ -204,7 +194,7 @@ class FloatParts:
             return self.abs_error if self.abs_error != 0 else 0.0
         if self.input_exact == 0:
             return 0.0 if self.error == 0 else math.inf
-        return _to_float(abs(self.error) / abs(self.input_exact))
+        return to_float(abs(self.error) / abs(self.input_exact))
 
     @property
     def ulp_error(self) -> float:
@@ -214,7 +204,7 @@ class FloatParts:
             spacing = Fraction(2) ** (self.format.emin - self.format.mantissa_bits)
         else:
             spacing = Fraction(2) ** ulp_exponent(abs(self.input_exact), self.format)
-        return _to_float(abs(self.error) / spacing)
+        return to_float(abs(self.error) / spacing)
 
     # -- neighbours ---------------------------------------------------------------
     def next_up(self) -> FloatParts:

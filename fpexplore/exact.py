@@ -90,6 +90,13 @@ class ExactReal(NamedTuple):
     def is_finite(self) -> bool:
         return self.special is None
 
+    def to_float(self) -> float:
+        """The nearest float (inf past float64's range, NaN for NaN)."""
+        if self.special == "nan":
+            return math.nan
+        magnitude = math.inf if self.special == "inf" else to_float(self.magnitude)
+        return -magnitude if self.sign else magnitude
+
     @property
     def value(self) -> Fraction | None:
         """The signed exact value (None for inf/NaN). -0 is Fraction(0)."""
@@ -255,6 +262,24 @@ def _magnitude_mode(rounding: str, sign: int) -> str:
     return rounding
 
 
+def ulp_exponent(magnitude: Fraction, fmt: Format) -> int:
+    """log2 of the spacing of ``fmt`` in the binade of ``magnitude`` (> 0):
+    ``max(floor(log2(magnitude)), emin) - mantissa_bits``, in integer arithmetic."""
+    p, q = magnitude.numerator, magnitude.denominator
+    e = p.bit_length() - q.bit_length()
+    if (p << max(-e, 0)) < (q << max(e, 0)):
+        e -= 1  # now 2**e <= magnitude < 2**(e+1)
+    return max(e, fmt.emin) - fmt.mantissa_bits
+
+
+def to_float(x: Fraction) -> float:
+    """``float(x)``, correctly rounded, with +-inf instead of OverflowError."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
 def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, int, bool]:
     """Round a positive Fraction to (biased exponent field, mantissa field, overflowed).
 
@@ -264,11 +289,8 @@ def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, i
     """
     m = fmt.mantissa_bits
     p, q = magnitude.numerator, magnitude.denominator
-    e = p.bit_length() - q.bit_length()
-    if (p << max(-e, 0)) < (q << max(e, 0)):
-        e -= 1  # now 2**e <= magnitude < 2**(e+1)
-    exponent = max(e, fmt.emin)
-    shift = exponent - m  # the quantum (ULP) is 2**shift
+    shift = ulp_exponent(magnitude, fmt)  # the quantum (ULP) is 2**shift
+    exponent = shift + m
     num, den = (p, q << shift) if shift >= 0 else (p << -shift, q)
     significand, remainder = divmod(num, den)
     if remainder:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .decode import FloatParts, decode, ulp_exponent
+from .decode import FloatParts, decode
 from .display import ROUNDING_NAMES, short_repr
-from .exact import parse_real
+from .exact import parse_real, ulp_exponent
 from .formats import Format, get_format
 from .rounding_render import to_html, to_svg
 

@@ -24,8 +24,7 @@ def _to_float(x: Any) -> float:
     exact = parse_real(x)
     if exact.special == "nan":
         raise ValueError(f"a window bound must be a number, got {x!r}")
-    magnitude = math.inf if exact.special == "inf" else float(exact.magnitude)
-    return -magnitude if exact.sign else magnitude
+    return exact.to_float()
 
 
 def _is_representable(x: Any, fmt: Format) -> bool:
