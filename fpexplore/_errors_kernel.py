@@ -72,6 +72,15 @@ def rounding_errors(
     return outputs
 
 
+def spacing_exponents(x: np.ndarray, fmt: Format) -> np.ndarray:
+    """log2 of the format's spacing in the binade of each finite |x| (the lowest
+    binade's for zero and subnormals), as int32 for ``np.ldexp``."""
+    exponent = np.frexp(np.abs(x))[1].astype(np.int64) - 1
+    exponent[x == 0] = fmt.emin  # frexp(0) has exponent 0, not -inf
+    np.maximum(exponent, fmt.emin, out=exponent)
+    return (exponent - fmt.mantissa_bits).astype(np.int32)
+
+
 def _ulp_error_into(
     abs_error: np.ndarray,
     x: np.ndarray,
@@ -94,7 +103,4 @@ def _ulp_error_into(
         np.subtract((2046 + m) << 52, per_ulp, out=per_ulp)  # 2**(m - exponent)
         np.multiply(abs_error, out, out=out)
     else:  # spacings down to 2**-1074, whose inverse overflows
-        exponent = np.frexp(np.abs(x))[1].astype(np.int64) - 1
-        exponent[x == 0] = fmt.emin
-        np.maximum(exponent, fmt.emin, out=exponent)
-        np.divide(abs_error, np.ldexp(1.0, (exponent - m).astype(np.int32)), out=out)
+        np.divide(abs_error, np.ldexp(1.0, spacing_exponents(x, fmt)), out=out)

@@ -29,6 +29,7 @@ from ._dtypes import _as_float64 as _as_float64
 from ._dtypes import check_codes as check_codes
 from ._dtypes import code_dtype
 from ._errors_kernel import rounding_errors
+from ._errors_kernel import spacing_exponents as spacing_exponents
 from ._fields import KIND_CODES, Kind, classify, codes_to_values, fields, split_codes
 from ._neighbours import next_down_codes, next_up_codes
 from ._rounding import round_codes, round_values

@@ -75,10 +75,7 @@ def round_to(
 
 def _ulp_at(x: np.ndarray, fmt: Format) -> np.ndarray:
     """Spacing of ``fmt`` in the binade of each |x| (smallest subnormal at 0)."""
-    exponent = np.frexp(np.abs(x))[1].astype(np.int64) - 1
-    exponent[x == 0] = fmt.emin  # frexp(0) has exponent 0, not -inf
-    np.maximum(exponent, fmt.emin, out=exponent)
-    spacing = np.ldexp(1.0, (exponent - fmt.mantissa_bits).astype(np.int32))
+    spacing = np.ldexp(1.0, K.spacing_exponents(x, fmt))
     spacing[~np.isfinite(x)] = np.nan
     return spacing
 
