@@ -44,7 +44,7 @@ from _harness import (  # noqa: E402
 
 import fpexplore as fpx  # noqa: E402
 from fpexplore import codes as K  # noqa: E402
-from fpexplore.census import float_census  # noqa: E402
+from fpexplore.core.census import float_census  # noqa: E402
 from fpexplore.exact import parse_real, round_real  # noqa: E402
 
 ml_dtypes = optional("ml_dtypes")

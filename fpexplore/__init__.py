@@ -10,14 +10,15 @@ representation error; count the values between two numbers.
 (0, 128, 4788176)
 """
 
-from .census import Census, float_census
 from .codes import Kind
-from .decode import ArrayParts, FloatParts, decode, decode_array, from_bits
-from .density import Binade, binade_table, count_between, values_between
-from .error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
+from .core.arrays import ArrayParts, decode_array
+from .core.census import Census, float_census
+from .core.decode import FloatParts, decode, from_bits
+from .core.density import Binade, binade_table, count_between, values_between
+from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, format_names, get_format
-from .tables import compare, format_table
+from .render.comparison import compare, format_table
 
 __version__ = "0.1.0"
 

@@ -4,7 +4,7 @@ Codes are unsigned integers laid out sign | exponent | mantissa. Every kernel
 here works on whole numpy arrays, in cache-sized blocks written straight into
 preallocated outputs, so that temporaries stay small and the work runs close to
 memory speed (arrays of millions of values are shared among a few threads, see
-``THREADS``). Rounding is integer and float64 arithmetic on the bits, with no
+:func:`set_threads`). Rounding is integer and float64 arithmetic on the bits, with no
 per-element branches, and is tested bit for bit against the exact reference in
 :mod:`fpexplore.exact`.
 
@@ -21,18 +21,22 @@ array([1.        , 0.09997559,        inf])
 
 from __future__ import annotations
 
-# The kernels live in private modules of one job each; this module is their
-# public face, and holds the thread settings that fpexplore._blocks reads.
-from ._blocks import BLOCK
-from ._blocks import _threads as _threads
-from ._dtypes import _as_float64 as _as_float64
-from ._dtypes import check_codes as check_codes
-from ._dtypes import code_dtype
-from ._errors_kernel import rounding_errors
-from ._errors_kernel import spacing_exponents as spacing_exponents
-from ._fields import KIND_CODES, Kind, classify, codes_to_values, fields, split_codes
-from ._neighbours import next_down_codes, next_up_codes
-from ._rounding import round_codes, round_values
+# The kernels live in the private package fpexplore._kernels, one job a module;
+# this module is their public face.
+import sys
+import types
+
+from ._kernels import blocks as _kernel_blocks
+from ._kernels.blocks import BLOCK, set_threads
+from ._kernels.blocks import _threads as _threads
+from ._kernels.dtypes import _as_float64 as _as_float64
+from ._kernels.dtypes import check_codes as check_codes
+from ._kernels.dtypes import code_dtype
+from ._kernels.errors import rounding_errors
+from ._kernels.errors import spacing_exponents as spacing_exponents
+from ._kernels.fields import KIND_CODES, Kind, classify, codes_to_values, fields, split_codes
+from ._kernels.neighbours import next_down_codes, next_up_codes
+from ._kernels.rounding import round_codes, round_values
 
 __all__ = [
     "BLOCK",
@@ -47,15 +51,23 @@ __all__ = [
     "round_codes",
     "round_values",
     "rounding_errors",
+    "set_threads",
     "split_codes",
 ]
 
 
-THREADS: int | None = None
-"""Threads for arrays of at least ``PARALLEL_MIN`` elements: None for the CPU
-count (at most 4), 1 to stay on the calling thread. numpy releases the GIL in
-its loops, so independent chunks of blocks run side by side; results do not
-depend on the number of threads."""
+class _CodesModule(types.ModuleType):
+    """Keeps ``fpexplore.codes.THREADS = 1`` (the 0.1 spelling) working: the
+    settings live in the kernels' own module, which reads them at each call."""
 
-PARALLEL_MIN = 1 << 21
-"""The smallest array that ``THREADS`` applies to; smaller ones stay on the calling thread."""
+    THREADS = property(
+        lambda self: _kernel_blocks.THREADS,
+        lambda self, value: set_threads(value, parallel_min=_kernel_blocks.PARALLEL_MIN),
+    )
+    PARALLEL_MIN = property(
+        lambda self: _kernel_blocks.PARALLEL_MIN,
+        lambda self, value: set_threads(_kernel_blocks.THREADS, parallel_min=value),
+    )
+
+
+sys.modules[__name__].__class__ = _CodesModule

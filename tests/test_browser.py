@@ -44,7 +44,7 @@ CHROMIUM_ARGS = [
 ]
 HARD_TIMEOUT_S = 180.0  # the whole test, server start to shutdown
 NOTEBOOK_CODE = 'from fpexplore.widgets import FloatExplorer\n\nFloatExplorer(1.0, "float16")'
-# The Okabe-Ito colours of fpexplore.display.FIELD_COLORS (sign, exponent, mantissa).
+# The Okabe-Ito colours of fpexplore.render.text.FIELD_COLORS (sign, exponent, mantissa).
 BIT_SHOTS = {"sign-set": 0, "exponent-clear": 1, "exponent-set": 2, "mantissa-set": 15}
 BIT_COLOURS = {
     "sign": (0xD5, 0x5E, 0x00),

@@ -12,9 +12,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
-from fpexplore.density import Binade
-from fpexplore.display import FIELD_COLORS
+from fpexplore.core.density import Binade
 from fpexplore.formats import Format, get_format
+from fpexplore.render.text import FIELD_COLORS
 
 __all__ = [
     "FIELD_COLORS",

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
-from fpexplore.decode import FloatParts, decode
-from fpexplore.html import contrast_text_color
+from fpexplore.core.decode import FloatParts, decode
+from fpexplore.render.html import contrast_text_color
 
 from ._style import FIELD_COLORS, LABEL_SIZE, TITLE_SIZE
 

@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from fpexplore.density import binade_table
+from fpexplore.core.density import binade_table
 from fpexplore.formats import get_format
 
 from ._style import LABEL_SIZE, TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 
-from fpexplore.density import binade_table
-from fpexplore.error import representation_error, ulp
+from fpexplore.core.density import binade_table
+from fpexplore.core.error import representation_error, ulp
 from fpexplore.formats import Format, get_format
 
 from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase

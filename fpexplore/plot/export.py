@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from fpexplore import mixed as sim
-from fpexplore.decode import from_bits
+from fpexplore.core.decode import from_bits
 
 from . import mixed as mixed_plots
 from .anatomy import bits

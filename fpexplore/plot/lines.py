@@ -9,8 +9,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 
-from fpexplore.decode import decode, decode_array
-from fpexplore.density import count_between, values_between
+from fpexplore.core.arrays import decode_array
+from fpexplore.core.decode import decode
+from fpexplore.core.density import count_between, values_between
 from fpexplore.exact import parse_real
 from fpexplore.formats import Format, get_format
 

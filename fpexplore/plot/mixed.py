@@ -2,7 +2,8 @@
 
 Every function takes ``ax=None`` (a new figure is made when it is None) and returns the
 Axes it drew on; none calls ``plt.show()``. Font sizes are chosen to be legible on a
-projector.
+projector. Longer than 300 lines because it holds one figure per simulation of
+:mod:`fpexplore.mixed` (one job: draw them), each a short function.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
-from ..density import count_between
+from ..core.density import count_between
 from ..formats import get_format
 from ._common import Panel
 

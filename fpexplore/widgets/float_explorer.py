@@ -6,10 +6,10 @@ from typing import Any
 
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
-from ..decode import FloatParts, decode, from_bits
-from ..display import FIELD_COLORS
+from ..core.decode import FloatParts, decode, from_bits
 from ..formats import get_format
-from ..html import contrast_text_color
+from ..render.html import contrast_text_color
+from ..render.text import FIELD_COLORS
 from ._common import Panel
 
 __all__ = ["SPECIALS", "FloatExplorer", "special_value"]

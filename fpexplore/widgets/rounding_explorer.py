@@ -6,10 +6,10 @@ from typing import Any
 
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
-from ..decode import FloatParts
-from ..display import ROUNDING_NAMES
+from ..core.decode import FloatParts
+from ..core.rounding_explain import MODES, explain_rounding
 from ..formats import Format, get_format
-from ..rounding_explain import MODES, explain_rounding
+from ..render.text import ROUNDING_NAMES
 from ._common import Panel
 
 __all__ = ["RoundingExplorer"]
@@ -24,7 +24,7 @@ class RoundingExplorer(Panel):
         Taken exactly (``"0.1"`` is one tenth).
     fmt : str or Format
     rounding : str
-        The highlighted mode, one of :data:`fpexplore.rounding_explain.MODES`.
+        The highlighted mode, one of :data:`fpexplore.core.rounding_explain.MODES`.
 
     Attributes
     ----------

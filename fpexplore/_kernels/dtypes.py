@@ -1,0 +1,100 @@
+"""Arrays the kernels take and the bit layouts they share.
+
+Code arrays are validated into the smallest unsigned dtype that holds a code
+(:func:`check_codes`); arrays of real values are checked and widened to float64
+(:func:`_as_float64`). The float64 masks below name the fields of a float64's
+bits, and :func:`_native` the numpy type whose casts round as a catalogue
+format does.
+
+Examples
+--------
+>>> from fpexplore.formats import get_format
+>>> code_dtype(get_format("bfloat16"))
+dtype('uint16')
+>>> check_codes([0, 255], get_format("e4m3"))
+array([  0, 255], dtype=uint8)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..formats import Format, get_format
+
+_NATIVE = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+_MAGNITUDE = 0x7FFF_FFFF_FFFF_FFFF  # float64 bits without the sign
+_SIGN = 1 << 63
+_INF_BITS = 0x7FF0_0000_0000_0000
+_NAN_BITS = 0x7FF8_0000_0000_0000  # the canonical quiet NaN
+_FRACTION = (1 << 52) - 1
+
+
+def code_dtype(fmt: Format) -> np.dtype:
+    """The smallest unsigned integer dtype that holds a code of ``fmt``."""
+    for width, dtype in _UINT.items():
+        if fmt.bits <= width:
+            return np.dtype(dtype)
+    raise AssertionError("formats are at most 64 bits wide")  # pragma: no cover
+
+
+def _field_dtype(width: int) -> np.dtype:
+    for bits, dtype in _UINT.items():
+        if width <= bits:
+            return np.dtype(dtype)
+    raise AssertionError("fields are at most 64 bits wide")  # pragma: no cover
+
+
+def check_codes(codes: Any, fmt: Format) -> np.ndarray:
+    """Validate an array of codes (non-negative integers below ``2**bits``)."""
+    arr = np.asarray(codes)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"codes must be integers, got an array of dtype {arr.dtype}")
+    every_pattern_valid = arr.dtype.kind == "u" and arr.dtype.itemsize * 8 <= fmt.bits
+    if arr.size and not every_pattern_valid:
+        low, high = int(arr.min()), int(arr.max())
+        if low < 0 or high >= fmt.n_codes:
+            bad = low if low < 0 else high
+            raise ValueError(
+                f"code {bad} is out of range for {fmt.name}; expected 0 <= code < 2**{fmt.bits}"
+            )
+    return arr.astype(code_dtype(fmt), copy=False)
+
+
+def _native(fmt: Format) -> Any:
+    """The numpy type of a catalogue float16/32/64, else None."""
+    native = _NATIVE.get(fmt.name)
+    return native if native is not None and fmt == get_format(fmt.name) else None
+
+
+def _float_bits(x: float) -> int:
+    return int(np.float64(x).view(np.uint64))
+
+
+def _real_array(values: Any) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype.kind == "V" and _is_float_format(arr.dtype):
+        return arr.astype(np.float64)  # ml_dtypes arrays (bfloat16, FP8...) widen exactly
+    if arr.dtype.kind not in "fiub" or arr.dtype.kind == "b":
+        raise TypeError(
+            f"expected an array of real numbers, got dtype {arr.dtype}; "
+            "use decode() for strings and exact inputs"
+        )
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        raise TypeError("long double arrays would be rounded twice; pass them to decode()")
+    return arr
+
+
+def _is_float_format(dtype: np.dtype) -> bool:
+    try:
+        get_format(dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _as_float64(values: Any) -> np.ndarray:
+    return _real_array(values).astype(np.float64, copy=False)

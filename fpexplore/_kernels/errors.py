@@ -1,0 +1,106 @@
+"""The errors of storing values in a format, in one blocked pass:
+:func:`rounding_errors`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..exact import check_overflow, check_rounding
+from ..formats import Format, get_format
+from .blocks import BLOCK, _run_blocks, _Scratch
+from .dtypes import _INF_BITS, _as_float64
+from .round_blocked import _round_into, _rounder
+from .rounding import round_values
+
+
+def rounding_errors(
+    values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(rounded, abs_error, rel_error, ulp_error)`` of storing ``values`` in ``fmt``,
+    in one blocked pass: the arrays of :func:`fpexplore.representation_error`.
+
+    ``abs_error = |rounded - values|`` (0 where they are equal, inf stored as inf
+    included), ``rel_error = abs_error / |values|`` and ``ulp_error = abs_error /
+    spacing``, where spacing is the format's ULP in the binade of ``|values|``
+    (clamped to the subnormal spacing); both 0 where ``abs_error`` is 0.
+
+    Examples
+    --------
+    >>> rounded, abs_error, rel_error, ulp_error = rounding_errors([0.1, 3.0], "float16")
+    >>> ulp_error  # 0.1 lies 0.4 of a spacing from its float16; 3.0 is exact
+    array([0.4, 0. ])
+    """
+    fmt = get_format(fmt)
+    check_rounding(rounding)
+    check_overflow(overflow)
+    x = _as_float64(values)
+    r = _rounder(fmt, rounding, overflow)
+    precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
+    outputs = tuple(np.empty(x.shape) for _ in range(4))
+    flat, dst = x.reshape(-1), [a.reshape(-1) for a in outputs]
+
+    def work(block: slice, scratch: _Scratch) -> None:
+        xb = flat[block]
+        k = xb.size
+        rounded, abs_error, rel_error, ulp_error = (a[block] for a in dst)
+        # the outputs double as work arrays, so a block touches five arrays only
+        np.abs(xb, out=rel_error)
+        low, high = np.minimum.reduce(rel_error), np.maximum.reduce(rel_error)
+        ordinary = low > 0 and high < np.inf  # no zero, inf or NaN (NaN fails both)
+        if r is None:
+            np.copyto(rounded, precomputed.reshape(-1)[block])
+        elif ordinary and r.native in (np.float16, np.float32):  # no NaN payload to keep
+            narrow = ulp_error.view(r.native)[:k]
+            np.copyto(narrow, xb, casting="same_kind")
+            np.copyto(rounded, narrow)
+        else:
+            _round_into(xb, r, rounded, scratch)
+        np.subtract(rounded, xb, out=abs_error)
+        np.abs(abs_error, out=abs_error)
+        np.divide(abs_error, rel_error, out=rel_error)
+        _ulp_error_into(abs_error, xb, fmt, ulp_error, tiny=not low >= fmt.smallest_normal)
+        if not ordinary:  # 0/0, inf - inf and NaNs
+            abs_error[rounded == xb] = 0.0  # also inf stored as inf
+            zero = abs_error == 0
+            rel_error[zero] = 0.0
+            ulp_error[zero] = 0.0
+            ulp_error[np.isinf(abs_error)] = np.inf
+
+    _run_blocks(flat.size, BLOCK, work, _Scratch)
+    return outputs
+
+
+def spacing_exponents(x: np.ndarray, fmt: Format) -> np.ndarray:
+    """log2 of the format's spacing in the binade of each finite |x| (the lowest
+    binade's for zero and subnormals), as int32 for ``np.ldexp``."""
+    exponent = np.frexp(np.abs(x))[1].astype(np.int64) - 1
+    exponent[x == 0] = fmt.emin  # frexp(0) has exponent 0, not -inf
+    np.maximum(exponent, fmt.emin, out=exponent)
+    return (exponent - fmt.mantissa_bits).astype(np.int32)
+
+
+def _ulp_error_into(
+    abs_error: np.ndarray,
+    x: np.ndarray,
+    fmt: Format,
+    out: np.ndarray,
+    tiny: bool = True,
+) -> None:
+    """out = abs_error / (the format's spacing in the binade of each |x|).
+
+    The spacing is a power of two, so where its inverse is a float64 normal the
+    division is exactly a multiplication by that inverse, built from the exponent
+    bits of x. Inf and NaN get an arbitrary spacing: their errors are 0, inf or
+    NaN whatever it is. ``tiny=False`` promises no |x| below smallest_normal."""
+    m = fmt.mantissa_bits
+    if m >= 1 and fmt.emin - m >= -1022:
+        per_ulp = out.view(np.uint64)
+        np.bitwise_and(x.view(np.uint64), _INF_BITS, out=per_ulp)  # float64 exponent field
+        if tiny:  # subnormals and zero: the spacing of the lowest binade
+            np.maximum(per_ulp, (fmt.emin + 1023) << 52, out=per_ulp)
+        np.subtract((2046 + m) << 52, per_ulp, out=per_ulp)  # 2**(m - exponent)
+        np.multiply(abs_error, out, out=out)
+    else:  # spacings down to 2**-1074, whose inverse overflows
+        np.divide(abs_error, np.ldexp(1.0, spacing_exponents(x, fmt)), out=out)

@@ -1,0 +1,96 @@
+"""Rounding arrays of real values into a format: :func:`round_codes` and
+:func:`round_values`, blocked where :mod:`fpexplore._kernels.round_blocked` applies,
+else by :mod:`fpexplore._kernels.round_general`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..exact import check_overflow, check_rounding
+from ..formats import Format, get_format
+from .blocks import BLOCK, _run_blocks, _Scratch
+from .dtypes import _as_float64, _real_array, code_dtype
+from .fields import codes_to_values
+from .round_blocked import _round_into, _rounder
+from .round_general import _round_block_float
+
+
+def _round_array(
+    values: Any, fmt: Format, rounding: str, overflow: str | None, dtype: np.dtype
+) -> np.ndarray:
+    """Round an array block by block into a new array of codes or float64 values."""
+    x = _real_array(values)
+    r = _rounder(fmt, rounding, overflow)
+    assert r is not None
+    out = np.empty(x.shape, dtype)
+    flat, dst = x.reshape(-1), out.reshape(-1)
+    convert = flat.dtype != np.float64
+
+    def work(block: slice, scratch: _Scratch) -> None:
+        xb = _converted(flat[block], scratch) if convert else flat[block]
+        _round_into(xb, r, dst[block], scratch)
+
+    _run_blocks(flat.size, BLOCK, work, _Scratch)
+    return out
+
+
+def _converted(x: np.ndarray, scratch: _Scratch) -> np.ndarray:
+    """A float64 copy of a block of another real dtype (or byte order), in scratch."""
+    converted = scratch.floats("input")[: x.size]
+    np.copyto(converted, x, casting="unsafe")
+    return converted
+
+
+def round_codes(
+    values: Any,
+    fmt: Any,
+    rounding: str = "nearest_even",
+    *,
+    overflow: str | None = None,
+    rng: Any = None,
+) -> np.ndarray:
+    """Round float64 values into ``fmt`` and return their codes.
+
+    Each value is rounded once, from its exact binary64 value; results match
+    :func:`fpexplore.exact.round_real` bit for bit (NaN payloads included).
+    The work is done in cache-sized blocks with integer arithmetic on the
+    float64 bits (numpy's own casts for float16/32/64 under nearest_even).
+    """
+    fmt = get_format(fmt)
+    check_rounding(rounding)
+    check_overflow(overflow)
+    if _rounder(fmt, rounding, overflow) is not None:
+        return _round_array(values, fmt, rounding, overflow, code_dtype(fmt))
+    x = _as_float64(values)
+    if rounding == "stochastic":
+        rng = np.random.default_rng(rng)
+    flat = x.reshape(-1)
+    out = np.empty(flat.shape, dtype=code_dtype(fmt))
+    for start in range(0, flat.size, BLOCK):
+        block = slice(start, start + BLOCK)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out[block] = _round_block_float(flat[block], fmt, rounding, overflow, rng)
+    return out.reshape(x.shape)
+
+
+def round_values(
+    values: Any,
+    fmt: Any,
+    rounding: str = "nearest_even",
+    *,
+    overflow: str | None = None,
+    rng: Any = None,
+) -> np.ndarray:
+    """Round float64 values into ``fmt``; return the rounded values as float64.
+
+    Blocked like :func:`round_codes`, writing float64 values directly (no codes
+    in between); bit for bit the values of those codes.
+    """
+    fmt = get_format(fmt)
+    check_rounding(rounding)
+    check_overflow(overflow)
+    if _rounder(fmt, rounding, overflow) is not None:
+        return _round_array(values, fmt, rounding, overflow, np.dtype(np.float64))
+    return codes_to_values(round_codes(values, fmt, rounding, overflow=overflow, rng=rng), fmt)

@@ -1,0 +1,163 @@
+"""Representation error, ULPs and neighbours, vectorized over float64 arrays.
+
+Examples
+--------
+>>> import numpy as np
+>>> err = representation_error(np.array([0.1, 1000.1]), "float16")
+>>> err.abs_error  # grows with magnitude...
+array([2.44140625e-05, 1.00000000e-01])
+>>> bool((err.ulp_error <= 0.5).all())  # ...but never more than half a ULP
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from ..formats import Format, get_format
+
+__all__ = [
+    "RepresentationError",
+    "next_down",
+    "next_up",
+    "representation_error",
+    "round_to",
+    "ulp",
+]
+
+
+def _shaped(result: np.ndarray, values: Any) -> Any:
+    """Return a float64 scalar for scalar input, the array otherwise."""
+    return result[()] if np.ndim(values) == 0 else result
+
+
+def round_to(
+    values: Any,
+    fmt: Any,
+    rounding: str = "nearest_even",
+    *,
+    overflow: str | None = None,
+    rng: Any = None,
+) -> np.ndarray:
+    """Round float64 values to the nearest representable values of ``fmt``.
+
+    Parameters
+    ----------
+    values : array_like of float
+        Taken at their exact binary64 values and rounded once.
+    fmt : str, Format or dtype
+    rounding : str
+        ``nearest_even`` (default), ``nearest_away``, ``toward_zero``, ``up``,
+        ``down`` or ``stochastic`` (rounds up with probability equal to the
+        fraction of the gap covered, so it is unbiased in expectation).
+    overflow : None or "saturate"
+        None follows the format's convention; ``"saturate"`` clamps to +-max.
+    rng : numpy Generator or seed, optional
+        Randomness for ``stochastic``.
+
+    Returns
+    -------
+    numpy.ndarray of float64 (a float64 scalar for scalar input)
+
+    Examples
+    --------
+    >>> round_to([1.0, 1 + 2**-9, 300.0], "bfloat16")
+    array([  1.,   1., 300.])
+    >>> round_to(1000.0, "float8_e4m3fn", overflow="saturate")
+    np.float64(448.0)
+    """
+    return _shaped(K.round_values(values, fmt, rounding, overflow=overflow, rng=rng), values)
+
+
+def _ulp_at(x: np.ndarray, fmt: Format) -> np.ndarray:
+    """Spacing of ``fmt`` in the binade of each |x| (smallest subnormal at 0)."""
+    spacing = np.ldexp(1.0, K.spacing_exponents(x, fmt))
+    spacing[~np.isfinite(x)] = np.nan
+    return spacing
+
+
+def ulp(values: Any, fmt: Any) -> Any:
+    """The spacing (unit in the last place) of ``fmt`` at each value's magnitude.
+
+    Examples
+    --------
+    >>> ulp([1.0, 3.0, 65504.0, 0.0], "float16")
+    array([9.76562500e-04, 1.95312500e-03, 3.20000000e+01, 5.96046448e-08])
+    """
+    fmt = get_format(fmt)
+    x = K._as_float64(values)
+    with np.errstate(invalid="ignore"):
+        return _shaped(_ulp_at(np.atleast_1d(x), fmt).reshape(x.shape), values)
+
+
+def next_up(values: Any, fmt: Any) -> Any:
+    """The smallest representable value of ``fmt`` strictly above each value.
+
+    Examples
+    --------
+    >>> next_up([1.0, 65504.0, -0.0], "float16")
+    array([1.00097656e+00,            inf, 5.96046448e-08])
+    """
+    fmt = get_format(fmt)
+    x = np.atleast_1d(K._as_float64(values))
+    code = K.round_codes(x, fmt, "up")
+    stored = K.codes_to_values(code, fmt)
+    on_grid = stored == x
+    code[on_grid] = K.next_up_codes(code[on_grid], fmt)
+    return _shaped(K.codes_to_values(code, fmt).reshape(np.shape(values)), values)
+
+
+def next_down(values: Any, fmt: Any) -> Any:
+    """The largest representable value of ``fmt`` strictly below each value."""
+    x = K._as_float64(values)
+    return _shaped(-np.asarray(next_up(-x, fmt)), values)
+
+
+@dataclass(frozen=True, eq=False)
+class RepresentationError:
+    """Errors made by storing ``values`` in ``format`` (arrays of float64).
+
+    ``abs_error = |rounded - values|``; ``rel_error = abs_error / |values|``
+    (0 where both are 0); ``ulp_error = abs_error / ulp(values)``, at most 0.5
+    under round-to-nearest inside the format's range.
+    """
+
+    values: np.ndarray
+    rounded: np.ndarray
+    abs_error: np.ndarray
+    rel_error: np.ndarray
+    ulp_error: np.ndarray
+    format: Format
+
+    def summary(self) -> dict[str, float]:
+        """Max and mean of each error over the finite entries."""
+        finite = np.isfinite(self.abs_error)
+        out = {}
+        for name in ("abs_error", "rel_error", "ulp_error"):
+            data = getattr(self, name)[finite]
+            out[f"max_{name}"] = float(data.max()) if data.size else float("nan")
+            out[f"mean_{name}"] = float(data.mean()) if data.size else float("nan")
+        return out
+
+
+def representation_error(
+    values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
+) -> RepresentationError:
+    """Absolute, relative and ULP error of storing float64 ``values`` in ``fmt``.
+
+    The absolute error is exact before its one rounding to float64 (the
+    subtraction of two doubles is correctly rounded).
+    """
+    fmt = get_format(fmt)
+    x = np.atleast_1d(K._as_float64(values))
+    rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
+        x, fmt, rounding, overflow=overflow
+    )
+    shape = np.shape(values)
+    return RepresentationError(
+        *(a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)), fmt
+    )

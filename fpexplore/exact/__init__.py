@@ -1,0 +1,42 @@
+"""Exact arithmetic on real inputs: parse any real number exactly, round it once.
+
+:mod:`~fpexplore.exact.parse` turns ints, floats (at their exact binary value),
+strings, Fractions, Decimals and numpy scalars into an exact :class:`ExactReal`;
+:mod:`~fpexplore.exact.rounding` rounds one into a format with integer
+arithmetic. This is the reference that the vectorized kernels are tested against.
+Imports only :mod:`fpexplore.formats`.
+
+>>> from fpexplore.exact import parse_real, round_real
+>>> hex(round_real(parse_real("3.14159"), "float32"))
+'0x40490fd0'
+"""
+
+from .parse import MAX_DECIMAL_EXPONENT, ExactReal, parse_real, to_float
+from .rounding import (
+    OVERFLOW_MODES,
+    ROUNDING_MODES,
+    ROUNDING_NAMES,
+    check_overflow,
+    check_rounding,
+    overflow_code,
+    round_magnitude,
+    round_real,
+    ulp_exponent,
+)
+from .rounding import _magnitude_mode as _magnitude_mode
+
+__all__ = [
+    "MAX_DECIMAL_EXPONENT",
+    "OVERFLOW_MODES",
+    "ROUNDING_MODES",
+    "ROUNDING_NAMES",
+    "ExactReal",
+    "check_overflow",
+    "check_rounding",
+    "overflow_code",
+    "parse_real",
+    "round_magnitude",
+    "round_real",
+    "to_float",
+    "ulp_exponent",
+]

@@ -1,0 +1,181 @@
+"""Exact rounding of any real input into a format, with no intermediate rounding.
+
+Inputs are turned into an exact :class:`fractions.Fraction` (plus sign and the
+special values), then rounded once, with integer arithmetic, to a bit pattern
+of the target format. This is the reference the vectorized kernels in
+:mod:`fpexplore.codes` are tested against.
+
+Examples
+--------
+>>> from fpexplore.exact import parse_real, round_real
+>>> hex(round_real(parse_real("3.14159"), "float32"))
+'0x40490fd0'
+
+No double rounding: 1 + 2**-11 + 2**-60 lies just above the float16 tie
+between 1 and 1 + 2**-10, so it rounds up; a detour through float64 would
+land exactly on the tie and round down to even.
+
+>>> s = "1.00048828125000000086736173798840354720596224069595336914062500"
+>>> hex(round_real(parse_real(s), "float16"))
+'0x3c01'
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..formats import Format, get_format
+from .parse import ExactReal
+
+__all__ = [
+    "OVERFLOW_MODES",
+    "ROUNDING_MODES",
+    "ROUNDING_NAMES",
+    "check_overflow",
+    "check_rounding",
+    "overflow_code",
+    "round_magnitude",
+    "round_real",
+    "ulp_exponent",
+]
+
+ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
+"""Rounding modes; ``stochastic`` exists only in the vectorized :func:`round_to`."""
+
+ROUNDING_NAMES = {
+    "nearest_even": "round to nearest, ties to even",
+    "nearest_away": "round to nearest, ties away from zero",
+    "toward_zero": "round toward zero",
+    "up": "round up, toward +inf",
+    "down": "round down, toward -inf",
+}
+"""How each mode (except ``stochastic``) is named in explanations."""
+
+OVERFLOW_MODES = (None, "saturate")
+
+
+def check_rounding(rounding: Any, *, allow_stochastic: bool = True) -> str:
+    """Validate a rounding-mode name and return it."""
+    modes = ROUNDING_MODES if allow_stochastic else ROUNDING_MODES[:-1]
+    if not isinstance(rounding, str) or rounding not in modes:
+        raise ValueError(f"unknown rounding mode {rounding!r}; expected one of {', '.join(modes)}")
+    return rounding
+
+
+def check_overflow(overflow: Any) -> str | None:
+    """Validate an overflow policy: None (the format's convention) or ``"saturate"``."""
+    if overflow not in OVERFLOW_MODES:
+        raise ValueError(
+            f"unknown overflow policy {overflow!r}; expected None (the format's own "
+            "convention) or 'saturate'"
+        )
+    return overflow
+
+
+def _magnitude_mode(rounding: str, sign: int) -> str:
+    """Translate a signed rounding mode into one on magnitudes."""
+    if rounding == "up":
+        return "toward_zero" if sign else "away"
+    if rounding == "down":
+        return "away" if sign else "toward_zero"
+    return rounding
+
+
+def ulp_exponent(magnitude: Fraction, fmt: Format) -> int:
+    """log2 of the spacing of ``fmt`` in the binade of ``magnitude`` (> 0):
+    ``max(floor(log2(magnitude)), emin) - mantissa_bits``, in integer arithmetic."""
+    p, q = magnitude.numerator, magnitude.denominator
+    e = p.bit_length() - q.bit_length()
+    if (p << max(-e, 0)) < (q << max(e, 0)):
+        e -= 1  # now 2**e <= magnitude < 2**(e+1)
+    return max(e, fmt.emin) - fmt.mantissa_bits
+
+
+def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, int, bool]:
+    """Round a positive Fraction to (biased exponent field, mantissa field, overflowed).
+
+    ``mode`` is a magnitude mode: ``nearest_even``, ``nearest_away``,
+    ``toward_zero`` or ``away`` (from zero). The result is exact: integer
+    arithmetic on numerator and denominator only.
+    """
+    m = fmt.mantissa_bits
+    p, q = magnitude.numerator, magnitude.denominator
+    shift = ulp_exponent(magnitude, fmt)  # the quantum (ULP) is 2**shift
+    exponent = shift + m
+    num, den = (p, q << shift) if shift >= 0 else (p << -shift, q)
+    significand, remainder = divmod(num, den)
+    if remainder:
+        twice = 2 * remainder
+        if mode == "away":
+            significand += 1
+        elif mode == "nearest_away":
+            significand += twice >= den
+        elif mode == "nearest_even":
+            significand += twice > den or (twice == den and significand & 1)
+    if significand >> (m + 1):  # carried into the next binade
+        significand >>= 1
+        exponent += 1
+    if significand >> m:
+        field, mantissa = exponent + fmt.bias, significand - (1 << m)
+    else:
+        field, mantissa = 0, significand  # subnormal or zero
+    overflowed = field > fmt.max_exponent_field or (
+        field == fmt.max_exponent_field and mantissa > fmt.max_mantissa
+    )
+    return field, mantissa, overflowed
+
+
+def overflow_code(fmt: Format, sign: int, mode: str, overflow: str | None) -> int:
+    """The code an overflowing result gets, by format convention and magnitude mode."""
+    if overflow == "saturate" or mode == "toward_zero" or fmt.nan_encoding == "none":
+        code = fmt.max_code
+    elif fmt.has_infinity:
+        code = fmt.inf_code
+    else:
+        code = fmt.nan_code
+    return code | (fmt.sign_mask if sign else 0)
+
+
+def round_real(
+    x: ExactReal, fmt: Any, rounding: str = "nearest_even", overflow: str | None = None
+) -> int:
+    """Round an exact input once into ``fmt``; return the bit pattern (an int).
+
+    A NaN keeps its sign, its quiet/signalling bit and as many of its top payload
+    bits as the format holds (a signalling NaN left with no payload bits gets
+    payload 1, so it does not turn into infinity).
+
+    Overflow follows the format: IEEE formats give a signed infinity (or the
+    largest finite value when the rounding direction points to zero);
+    ``float8_e4m3fn``-style ("fn") formats give NaN, as ml_dtypes and the OCP
+    FP8 non-saturating mode do; formats without inf and NaN (FP6, FP4)
+    saturate to +-max. ``overflow="saturate"`` clamps to +-max in every format.
+    Infinite inputs stay infinite where the format has infinities.
+    """
+    fmt = get_format(fmt)
+    check_rounding(rounding, allow_stochastic=False)
+    check_overflow(overflow)
+    sign_bit = fmt.sign_mask if x.sign else 0
+    if x.special == "nan":
+        if fmt.nan_encoding == "none":
+            raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
+        if fmt.nan_encoding == "fn":
+            return sign_bit | fmt.nan_code
+        m = fmt.mantissa_bits
+        if x.payload is None:  # a NaN spelled in text: canonical pattern
+            payload = 1 << (m - 1) if x.quiet or m == 1 else 1
+        else:  # a float's NaN: keep the quiet bit and the top payload bits
+            payload = (x.payload >> (52 - m)) or 1  # 0 would read as infinity
+        return sign_bit | fmt.inf_code | payload
+    if x.special == "inf":
+        if fmt.has_infinity:
+            return sign_bit | fmt.inf_code
+        return overflow_code(fmt, x.sign, "nearest_even", overflow)
+    if x.magnitude == 0:
+        return sign_bit
+    mode = _magnitude_mode(rounding, x.sign)
+    field, mantissa, overflowed = round_magnitude(x.magnitude, fmt, mode)
+    if overflowed:
+        return overflow_code(fmt, x.sign, mode, overflow)
+    return sign_bit | (field << fmt.mantissa_bits) | mantissa

@@ -1,0 +1,11 @@
+"""The format model: :class:`Format` (primary parameters, derived properties named
+as :class:`numpy.finfo` names them) and the catalogue of named formats.
+
+This is the bottom layer: it imports nothing else from fpexplore (a format renders
+itself as an HTML table through a lazy import in ``Format._repr_html_``).
+"""
+
+from .catalogue import FORMATS, format_names, get_format
+from .format import Format, NanEncoding
+
+__all__ = ["FORMATS", "Format", "NanEncoding", "format_names", "get_format"]

@@ -1,0 +1,201 @@
+"""Plain-text renderings of decoded values (numpy only, no matplotlib).
+
+Examples
+--------
+>>> from fpexplore import decode
+>>> print(decode(3.14159, "float32"))
+3.14159 in float32 (round to nearest, ties to even)
+  input     a float: exactly 3.14158999999999988261834005243144929409027099609375
+  bits      0 | 10000000 | 10010010000111111010000   = 0x40490FD0
+  sign      0                  -> +1
+  exponent  128                -> 2^(128 - 127) = 2^1
+  mantissa  4788176            -> 1 + 4788176/2^23
+  value     (-1)^0 x 2^(128-127) x (1 + 4788176/2^23)
+          = 3.141590118408203125 (exactly)
+  kind      normal
+  error     abs 1.1841e-07   rel 3.7691e-08   0.4966 ULP   (ULP here: 2.3842e-07)
+  neighbours 3.141589879989624 (0x40490FCF) < this < 3.1415903568267822 (0x40490FD1)
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from ..exact import ROUNDING_NAMES
+
+if TYPE_CHECKING:
+    from ..core.decode import FloatParts
+
+__all__ = ["FIELD_COLORS", "exact_decimal", "is_huge", "magnitude_text", "parts_text", "short_repr"]
+
+HUGE_BITS = 3000
+"""Numbers whose numerator or denominator has more bits than this (about 900
+decimal digits) are described by their magnitude instead of all their digits."""
+
+FIELD_COLORS = {"sign": "#D55E00", "exponent": "#0072B2", "mantissa": "#009E73"}
+"""Okabe-Ito colours (safe for colour-blind readers) for the three fields."""
+
+_ANSI = {"sign": "\033[38;5;166m", "exponent": "\033[38;5;32m", "mantissa": "\033[38;5;36m"}
+_RESET = "\033[0m"
+
+
+def exact_decimal(x: Fraction) -> str:
+    """All the decimal digits of a dyadic rational (a value with a power-of-two
+    denominator has a finite decimal expansion).
+
+    >>> exact_decimal(Fraction(1, 8))
+    '0.125'
+    >>> exact_decimal(Fraction(-3))
+    '-3'
+    """
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    den = x.denominator
+    k = den.bit_length() - 1
+    if den != 1 << k:
+        raise ValueError(f"{x} has no finite binary expansion")
+    digits = str(x.numerator * 5**k)  # x = numerator * 5**k / 10**k
+    if k == 0:
+        return sign + digits
+    digits = digits.rjust(k + 1, "0")
+    return f"{sign}{digits[:-k]}.{digits[-k:]}"
+
+
+def is_huge(x: Fraction) -> bool:
+    """Whether spelling ``x`` out digit by digit would be unreasonable."""
+    return max(x.numerator.bit_length(), x.denominator.bit_length()) > HUGE_BITS
+
+
+def magnitude_text(x: Fraction) -> str:
+    """``x`` to 6 significant digits, for any size (``float()`` would overflow).
+
+    >>> magnitude_text(Fraction(10**5000 * 3))
+    '3.00000e+5000'
+    >>> magnitude_text(Fraction(-1, 7 * 10**400))
+    '-1.42857e-401'
+    """
+    if x == 0:
+        return "0"
+    a = abs(x)
+    exponent = math.floor(math.log10(a.numerator) - math.log10(a.denominator))
+    scaled = a * Fraction(10) ** -exponent  # in [1, 10), up to rounding of the log
+    if scaled >= 10:
+        scaled, exponent = scaled / 10, exponent + 1
+    elif scaled < 1:
+        scaled, exponent = scaled * 10, exponent - 1
+    mantissa = f"{float(scaled):.5f}"
+    if mantissa.startswith("10"):
+        mantissa, exponent = "1.00000", exponent + 1
+    return f"{'-' if x < 0 else ''}{mantissa}e{exponent:+d}"
+
+
+def short_repr(x: Any, limit: int = 80) -> str:
+    """``repr(x)`` for display: never raises (Python refuses ``str`` of ints over
+    4300 digits) and stays under ``limit`` characters."""
+    if isinstance(x, int | Fraction) and not isinstance(x, bool):
+        if is_huge(Fraction(x)):
+            return f"{type(x).__name__} ~{magnitude_text(Fraction(x))}"
+    try:
+        text = repr(x)
+    except ValueError:
+        text = f"<{type(x).__name__}>"
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def _short_decimal(x: Fraction, limit: int = 60) -> str:
+    if is_huge(x):
+        return magnitude_text(x)
+    text = exact_decimal(x)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _error_text(parts: FloatParts) -> str:
+    """The absolute error to 5 digits, from the exact error where there is one
+    (so an error below float64's range, say 1e-400, is not shown as 0)."""
+    if parts.error is None or parts.error == 0 or parts.abs_error != 0:
+        return f"{parts.abs_error:.5g}"
+    error = abs(parts.error)
+    with localcontext() as ctx:
+        ctx.prec = 5
+        return f"{Decimal(error.numerator) / Decimal(error.denominator):.5g}"
+
+
+def _paint(text: str, field: str, color: bool) -> str:
+    return f"{_ANSI[field]}{text}{_RESET}" if color else text
+
+
+def _input_note(parts: FloatParts) -> str | None:
+    """For a float input whose short repr is not its exact value, the exact value."""
+    given = parts.input
+    if isinstance(given, float) and parts.input_exact is not None:
+        if Fraction(repr(given)) != parts.input_exact:
+            return f"a float: exactly {_short_decimal(parts.input_exact, 72)}"
+    return None
+
+
+def parts_text(parts: FloatParts, *, color: bool = False) -> str:
+    """The multi-line breakdown that ``str(FloatParts)`` prints."""
+    fmt = parts.format
+    e, m = fmt.exponent_bits, fmt.mantissa_bits
+    bits = parts.bits
+    fields = [("sign", bits[0]), ("exponent", bits[1 : 1 + e]), ("mantissa", bits[1 + e :])]
+    bit_line = " | ".join(_paint(text, name, color) for name, text in fields if text)
+    if parts.rounding is None:  # from_bits
+        title = f"bit pattern {parts.hex} of {fmt.name}"
+    else:
+        title = f"{short_repr(parts.input)} in {fmt.name} ({ROUNDING_NAMES[parts.rounding]})"
+    lines = [title]
+    note = _input_note(parts) if parts.rounding is not None else None
+    if note:
+        lines.append(f"  input     {note}")
+    lines.append(f"  bits      {bit_line}   = {parts.hex}")
+    s, x, mant = parts.sign, parts.exponent, parts.mantissa
+    lines.append(f"  sign      {s:<18} -> {'-1' if s else '+1'}")
+    kind = parts.kind.value
+    if kind in ("normal", "subnormal", "zero"):
+        lead = "1" if kind == "normal" else "0"
+        field_exp = x if kind == "normal" else 1
+        note = "" if kind == "normal" else "  (exponent field 0: subnormal, 2^(1 - bias))"
+        lines.append(
+            f"  exponent  {x:<18} -> 2^({field_exp} - {fmt.bias}) = 2^{field_exp - fmt.bias}{note}"
+        )
+        lines.append(f"  mantissa  {mant:<18} -> {lead} + {mant}/2^{m}")
+        formula = f"(-1)^{s} x 2^({field_exp}-{fmt.bias}) x ({lead} + {mant}/2^{m})"
+        lines.append(f"  value     {formula}")
+        stored = parts.exact
+        lines.append(
+            f"          = {'-' if s and stored == 0 else ''}{exact_decimal(stored)} (exactly)"
+        )
+    else:
+        lines.append(f"  exponent  {x:<18} -> all ones: special value")
+        lines.append(f"  mantissa  {mant:<18} -> {'0: infinity' if kind == 'inf' else 'NaN'}")
+        if kind == "nan" and fmt.nan_encoding == "ieee":
+            quiet = "quiet" if parts.quiet else "signalling"
+            lines.append(f"  value     NaN ({quiet}, payload {parts.nan_payload})")
+        else:
+            lines.append(f"  value     {parts.value}")
+    lines.append(f"  kind      {kind}")
+    if parts.rounding is not None:
+        line = f"  error     abs {_error_text(parts)}   rel {parts.rel_error:.5g}   "
+        line += f"{parts.ulp_error:.4g} ULP"
+        if parts.is_finite:
+            line += f"   (ULP here: {parts.ulp:.5g})"
+        lines.append(line)
+    if parts.is_finite:
+        below, above = parts.next_down(), parts.next_up()
+        lines.append(f"  neighbours {_neighbour(parts, below)} < this < {_neighbour(parts, above)}")
+    return "\n".join(lines)
+
+
+def _neighbour(parts: FloatParts, other: FloatParts) -> str:
+    """``other`` as a neighbour of ``parts``, or why there is none."""
+    if other.code == parts.code:
+        return "none (the format saturates here)"
+    if other.kind == "nan":
+        return f"none (the next pattern, {other.hex}, is NaN)"
+    return f"{other.value!r} ({other.hex})"
