@@ -11,6 +11,7 @@ representation error; count the values between two numbers.
 """
 
 from .codes import Kind
+from .core.arithmetic import FLAGS, Operation, abs, add, div, fma, mul, neg, sqrt, sub
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
@@ -23,6 +24,7 @@ from .render.comparison import compare, format_table
 __version__ = "0.1.0"
 
 __all__ = [
+    "FLAGS",
     "FORMATS",
     "ROUNDING_MODES",
     "ArrayParts",
@@ -31,22 +33,31 @@ __all__ = [
     "FloatParts",
     "Format",
     "Kind",
+    "Operation",
     "RepresentationError",
     "__version__",
+    "abs",
+    "add",
     "binade_table",
     "compare",
     "count_between",
     "decode",
     "decode_array",
+    "div",
+    "fma",
     "float_census",
     "format_names",
     "format_table",
     "from_bits",
     "get_format",
+    "mul",
+    "neg",
     "next_down",
     "next_up",
     "representation_error",
     "round_to",
+    "sqrt",
+    "sub",
     "ulp",
     "values_between",
 ]

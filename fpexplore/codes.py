@@ -27,6 +27,7 @@ import sys
 import types
 
 from ._kernels import blocks as _kernel_blocks
+from ._kernels.arith import arith_values, float64_path
 from ._kernels.blocks import BLOCK, set_threads
 from ._kernels.blocks import _threads as _threads
 from ._kernels.dtypes import _as_float64 as _as_float64
@@ -42,10 +43,12 @@ __all__ = [
     "BLOCK",
     "KIND_CODES",
     "Kind",
+    "arith_values",
     "classify",
     "code_dtype",
     "codes_to_values",
     "fields",
+    "float64_path",
     "next_down_codes",
     "next_up_codes",
     "round_codes",

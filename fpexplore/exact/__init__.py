@@ -11,6 +11,7 @@ Imports only :mod:`fpexplore.formats`.
 '0x40490fd0'
 """
 
+from .ops import ARITY, FLAGS, ExactResult, code_to_real, exact_op
 from .parse import MAX_DECIMAL_EXPONENT, ExactReal, parse_real, to_float
 from .rounding import (
     OVERFLOW_MODES,
@@ -26,6 +27,11 @@ from .rounding import (
 from .rounding import _magnitude_mode as _magnitude_mode
 
 __all__ = [
+    "ARITY",
+    "FLAGS",
+    "ExactResult",
+    "code_to_real",
+    "exact_op",
     "MAX_DECIMAL_EXPONENT",
     "OVERFLOW_MODES",
     "ROUNDING_MODES",

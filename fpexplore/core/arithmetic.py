@@ -1,0 +1,323 @@
+"""Computing in a format: add, sub, mul, div, sqrt, fma (and neg, abs), correctly rounded.
+
+Each operand is first rounded into the format (an input that is not one of its
+values, such as the decimal ``"0.1"``, is rounded as :func:`fpexplore.decode`
+would, and the explanation says so); then the operation is computed **exactly**
+and rounded **once**, as IEEE 754 requires of every basic operation. Scalar
+operands give an :class:`Operation` that explains itself; any array operand
+gives a numpy array of results (broadcast), correct to the last bit as well.
+
+IEEE 754 special cases: ``inf - inf``, ``0 x inf``, ``0/0``, ``inf/inf`` and the
+square root of a negative number are invalid and give NaN; ``x/0`` is a signed
+infinity (division by zero); ``sqrt(-0) = -0``; an exact zero sum is ``+0``, or
+``-0`` under rounding ``down``. The flags follow the standard; tininess is
+detected after rounding, as on x86 and ARM: ``underflow`` means the result,
+rounded as if the exponent range were unbounded, lies below the smallest normal
+number, *and* is inexact. Formats without infinities follow their own
+conventions: ``float8_e4m3fn`` gives NaN where IEEE formats give infinity (or
+its largest value with ``overflow="saturate"``); FP6 and FP4 have neither
+infinity nor NaN, so an overflow (and ``x/0``) saturates to +-max, and an
+invalid operation raises ``ValueError``.
+
+Examples
+--------
+>>> r = add("0.1", "0.2", "bfloat16")
+>>> r.value, sorted(r.flags)
+(0.30078125, ['inexact'])
+>>> add(0.1, 0.2, "float64").value
+0.30000000000000004
+>>> div(1, 0, "float16").value, sorted(div(1, 0, "float16").flags)
+(inf, ['division_by_zero'])
+>>> import numpy as np
+>>> add(np.array([1.0, 2048.0]), 1, "float16")  # arrays: a numpy array of results
+array([   2., 2048.])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from ..exact import FLAGS, check_overflow, check_rounding, exact_op
+from ..formats import Format, get_format
+from .decode import FloatParts, decode, from_bits
+
+__all__ = ["FLAGS", "SYMBOLS", "Operation", "abs", "add", "div", "fma", "mul", "neg", "sqrt", "sub"]
+
+SYMBOLS = {"add": "+", "sub": "-", "mul": "x", "div": "/"}
+"""How each binary operation is written in explanations."""
+
+
+@dataclass(frozen=True, eq=False)
+class Operation:
+    """One operation computed in a format, with everything needed to explain it.
+
+    Attributes
+    ----------
+    op : str
+        ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"sqrt"``, ``"fma"``, ``"neg"``
+        or ``"abs"``.
+    operands : tuple of FloatParts
+        The operands as values of the format; each one's ``input`` is what was
+        given and ``abs_error`` how much rounding it into the format moved it.
+    format : Format
+    rounding : str
+    parts : FloatParts
+        The stored result; its ``input_exact`` is the exact result, so its
+        ``abs_error``, ``rel_error`` and ``ulp_error`` are the operation's.
+    exact : Fraction or None
+        The exact result (None when it is infinite or NaN). For the square root
+        of a non-square (an irrational number) it is the root to 64 bits beyond
+        the format's precision, and ``approximate`` is True.
+    flags : frozenset of str
+        The IEEE 754 exceptions raised: ``invalid``, ``division_by_zero``,
+        ``overflow``, ``underflow``, ``inexact``.
+    """
+
+    op: str
+    operands: tuple[FloatParts, ...]
+    format: Format
+    rounding: str
+    parts: FloatParts
+    exact: Fraction | None
+    flags: frozenset[str]
+    approximate: bool = False
+    overflow: str | None = None
+
+    @property
+    def value(self) -> float:
+        """The stored result as a float."""
+        return self.parts.value
+
+    @property
+    def abs_error(self) -> float:
+        """``|stored - exact|`` (the rounding error of this one operation)."""
+        return self.parts.abs_error
+
+    @property
+    def rel_error(self) -> float:
+        return self.parts.rel_error
+
+    @property
+    def ulp_error(self) -> float:
+        return self.parts.ulp_error
+
+    @property
+    def expression(self) -> str:
+        """The operation as written, e.g. ``'0.1 + 0.2'``."""
+        names = [_operand_text(p.input) for p in self.operands]
+        if self.op in SYMBOLS:
+            return f"{names[0]} {SYMBOLS[self.op]} {names[1]}"
+        return f"{self.op}({', '.join(names)})"
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __repr__(self) -> str:
+        flags = ", ".join(f for f in FLAGS if f in self.flags) or "none"
+        return (
+            f"Operation({self.expression} in {self.format.name} = {self.value!r} "
+            f"({self.parts.hex}), flags: {flags})"
+        )
+
+    def __str__(self) -> str:
+        from ..render.arithmetic import operation_text
+
+        return operation_text(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.arithmetic import operation_html
+
+        return operation_html(self)
+
+
+def _operand_text(x: Any) -> str:
+    if isinstance(x, FloatParts):
+        return repr(x.value)
+    return x if isinstance(x, str) else repr(x)
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, np.ndarray | list | tuple) and np.ndim(x) > 0
+
+
+def _scalar_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> FloatParts:
+    if isinstance(x, FloatParts):
+        if x.format == fmt:
+            return x
+        x = x.exact if x.exact is not None else x.value
+    mode = "nearest_even" if rounding == "stochastic" else rounding
+    return decode(x, fmt, rounding=mode, overflow=overflow)
+
+
+def _array_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype.name == fmt.name and get_format(arr.dtype) == fmt:
+        return arr.astype(np.float64)  # already values of the format: widen exactly
+    if isinstance(x, FloatParts | str) or arr.dtype.kind in "OUS":
+        return np.vectorize(lambda v: _scalar_operand(v, fmt, rounding, overflow).value)(arr)
+    mode = "nearest_even" if rounding == "stochastic" else rounding
+    return K.round_values(arr, fmt, mode, overflow=overflow)
+
+
+def _compute(
+    op: str,
+    operands: tuple[Any, ...],
+    fmt: Any,
+    rounding: str,
+    overflow: str | None,
+    rng: Any,
+) -> Any:
+    fmt = get_format(fmt)
+    check_rounding(rounding)
+    check_overflow(overflow)
+    if any(_is_array(x) for x in operands):
+        arrays = tuple(_array_operand(x, fmt, rounding, overflow) for x in operands)
+        try:
+            shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        except ValueError:
+            shapes = " and ".join(str(a.shape) for a in arrays)
+            raise ValueError(f"{op}: operands of shapes {shapes} do not broadcast") from None
+        flat = tuple(np.broadcast_to(a, shape).reshape(-1) for a in arrays)
+        return K.arith_values(op, flat, fmt, rounding, overflow=overflow, rng=rng).reshape(shape)
+    parts = tuple(_scalar_operand(x, fmt, rounding, overflow) for x in operands)
+    if rounding == "stochastic":
+        rng = np.random.default_rng(rng)
+    result = exact_op(op, tuple(p.code for p in parts), fmt, rounding, overflow, rng)
+    stored = from_bits(result.code, fmt)
+    stored = FloatParts(
+        result.code,
+        fmt,
+        result.exact if result.exact is not None else stored.value,
+        result.exact,
+        rounding,
+        result.special,
+        result.sign,
+    )
+    return Operation(
+        op, parts, fmt, rounding, stored, result.exact, result.flags, result.approximate, overflow
+    )
+
+
+def add(
+    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    rng: Any = None,
+) -> Any:  # fmt: skip
+    """``a + b`` in ``fmt``, rounded once.
+
+    Parameters
+    ----------
+    a, b : number, str, Fraction, FloatParts or array_like
+        Scalars are taken exactly, as :func:`fpexplore.decode` takes them, then
+        rounded into ``fmt``; arrays are taken at their float64 values.
+    fmt : str, Format or dtype
+    rounding : str
+        ``nearest_even`` (default), ``nearest_away``, ``toward_zero``, ``up``,
+        ``down`` or ``stochastic`` (with ``rng``).
+    overflow : None or "saturate"
+        None follows the format's convention; ``"saturate"`` clamps to +-max.
+    rng : numpy Generator or seed, optional
+        Randomness for ``stochastic``.
+
+    Returns
+    -------
+    Operation for scalar operands (``.value``, ``.parts``, ``.exact``, ``.flags``;
+    ``print()`` it for the steps); a float64 numpy array for array operands.
+
+    Examples
+    --------
+    >>> add("0.1", "0.2", "float16").value
+    0.2998046875
+    >>> add(1, -1, "float32", "down").parts.sign  # an exact zero sum rounding down is -0
+    1
+    """
+    return _compute("add", (a, b), fmt, rounding, overflow, rng)
+
+
+def sub(
+    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    rng: Any = None,
+) -> Any:  # fmt: skip
+    """``a - b`` in ``fmt``, rounded once (see :func:`add`).
+
+    >>> sub("1.1", "1", "float16").value  # 1.1 became 1.099609375 before subtracting
+    0.099609375
+    """
+    return _compute("sub", (a, b), fmt, rounding, overflow, rng)
+
+
+def mul(
+    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    rng: Any = None,
+) -> Any:  # fmt: skip
+    """``a x b`` in ``fmt``, rounded once (see :func:`add`).
+
+    >>> sorted(mul(300, 300, "float16").flags)
+    ['inexact', 'overflow']
+    """
+    return _compute("mul", (a, b), fmt, rounding, overflow, rng)
+
+
+def div(
+    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    rng: Any = None,
+) -> Any:  # fmt: skip
+    """``a / b`` in ``fmt``, rounded once (see :func:`add`).
+
+    >>> div(1, 3, "bfloat16").value
+    0.333984375
+    >>> sorted(div(0, 0, "float32").flags)
+    ['invalid']
+    """
+    return _compute("div", (a, b), fmt, rounding, overflow, rng)
+
+
+def sqrt(
+    a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    rng: Any = None,
+) -> Any:  # fmt: skip
+    """The square root of ``a`` in ``fmt``, rounded once (see :func:`add`).
+
+    >>> sqrt(2, "float16").value
+    1.4140625
+    >>> sqrt("-0", "float16").value  # IEEE 754: sqrt(-0) = -0
+    -0.0
+    """
+    return _compute("sqrt", (a,), fmt, rounding, overflow, rng)
+
+
+def fma(
+    a: Any, b: Any, c: Any, fmt: Any, rounding: str = "nearest_even", *,
+    overflow: str | None = None, rng: Any = None,
+) -> Any:  # fmt: skip
+    """``a x b + c`` in ``fmt`` with one rounding (fused multiply-add; see :func:`add`).
+
+    >>> a = "1.0009765625"  # 1 + 2**-10 in float16
+    >>> fma(a, a, "-1.001953125", "float16").value  # the 2**-20 a separate multiply loses
+    9.5367431640625e-07
+    >>> add(mul(a, a, "float16").value, "-1.001953125", "float16").value
+    0.0
+    """
+    return _compute("fma", (a, b, c), fmt, rounding, overflow, rng)
+
+
+def neg(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:
+    """``-a`` in ``fmt``: flips the sign bit (no rounding after it, no flags).
+
+    >>> neg(0, "float16").value
+    -0.0
+    """
+    return _compute("neg", (a,), fmt, rounding, overflow, None)
+
+
+def abs(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:  # noqa: A001
+    """``|a|`` in ``fmt``: clears the sign bit (no rounding after it, no flags).
+
+    >>> abs("-2.5", "e4m3").value
+    2.5
+    """
+    return _compute("abs", (a,), fmt, rounding, overflow, None)

@@ -1,0 +1,304 @@
+"""Exact arithmetic on values of a format: compute exactly, round once, raise IEEE flags.
+
+:func:`exact_op` takes the bit patterns of its operands (already values of the
+format), computes the result exactly (a :class:`~fractions.Fraction`; an integer
+square root with a sticky bit for ``sqrt``), handles the IEEE 754 special cases,
+rounds **once** with :func:`~fpexplore.exact.rounding.round_magnitude`, and reports
+the five IEEE exception flags. It is the reference that the vectorized arithmetic
+kernels are tested against, and their fallback for the cases they leave out.
+
+Tininess is detected **after rounding**, as on x86 (SSE) and ARM: ``underflow`` is
+raised when the result, rounded as though the exponent range were unbounded, is
+nonzero and smaller than the smallest normal number, *and* the result is inexact.
+
+Examples
+--------
+>>> from fpexplore.exact import exact_op, round_real, parse_real
+>>> a = round_real(parse_real("0.1"), "bfloat16")
+>>> b = round_real(parse_real("0.2"), "bfloat16")
+>>> r = exact_op("add", (a, b), "bfloat16")
+>>> hex(r.code), r.exact, sorted(r.flags)
+('0x3e9a', Fraction(615, 2048), ['inexact'])
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from ..formats import Format, get_format
+from .parse import ExactReal
+from .rounding import (
+    _magnitude_mode,
+    check_overflow,
+    check_rounding,
+    overflow_code,
+    round_magnitude,
+)
+
+__all__ = ["ARITY", "FLAGS", "ExactResult", "code_to_real", "exact_op"]
+
+ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "neg": 1, "abs": 1}
+"""The operations and how many operands each takes."""
+
+FLAGS = ("invalid", "division_by_zero", "overflow", "underflow", "inexact")
+"""The IEEE 754 exception flags, in the standard's order."""
+
+
+class ExactResult(NamedTuple):
+    """What :func:`exact_op` returns.
+
+    ``code`` is the stored result's bit pattern; ``exact`` the exact result (None
+    for an infinite or NaN result; for ``sqrt`` of a non-square, the root to 64
+    bits beyond the format's precision, with ``approximate`` True); ``special`` is
+    None, ``"inf"`` or ``"nan"``; ``sign`` the exact result's sign bit.
+    """
+
+    code: int
+    exact: Fraction | None
+    special: str | None
+    sign: int
+    flags: frozenset[str]
+    approximate: bool = False
+
+
+def code_to_real(code: int, fmt: Format) -> ExactReal:
+    """A format's bit pattern as an :class:`ExactReal` (integer arithmetic only)."""
+    m = fmt.mantissa_bits
+    sign = code >> (fmt.bits - 1) & 1
+    field = code >> m & ((1 << fmt.exponent_bits) - 1)
+    mantissa = code & ((1 << m) - 1)
+    top = (1 << fmt.exponent_bits) - 1
+    if fmt.nan_encoding == "ieee" and field == top:
+        if mantissa == 0:
+            return ExactReal(sign, None, "inf")
+        quiet = bool(mantissa >> (m - 1))
+        return ExactReal(sign, None, "nan", mantissa << (52 - m), quiet)
+    if fmt.nan_encoding == "fn" and field == top and mantissa == (1 << m) - 1:
+        return ExactReal(sign, None, "nan", 1 << 51, True)
+    significand = mantissa | (1 << m) if field else mantissa
+    magnitude = Fraction(significand) * Fraction(2) ** (max(field, 1) - fmt.bias - m)
+    return ExactReal(sign, magnitude)
+
+
+def _nan(fmt: Format, source: tuple[int, ExactReal] | None, why: str) -> int:
+    """The code of a NaN result: the first NaN operand, quieted, else the canonical NaN."""
+    if fmt.nan_encoding == "none":
+        raise ValueError(
+            f"{why} is an invalid operation, and {fmt.name} has no NaN to return; "
+            "its results are finite numbers only"
+        )
+    if source is None or fmt.nan_encoding == "fn":
+        sign = source[1].sign if source is not None else 0
+        return fmt.nan_code | (fmt.sign_mask if sign else 0)
+    return source[0] | (1 << (fmt.mantissa_bits - 1))
+
+
+def _infinity(fmt: Format, sign: int, overflow: str | None) -> int:
+    """An exact infinite result (x/0, inf + 1...) stored in ``fmt``."""
+    if fmt.has_infinity:
+        return fmt.inf_code | (fmt.sign_mask if sign else 0)
+    return overflow_code(fmt, sign, "nearest_even", overflow)
+
+
+def _sqrt(x: Fraction, fmt: Format) -> tuple[Fraction, bool]:
+    """sqrt(x) exactly when x is a square, else truncated far below the format's
+    ULP with a sticky half unit (so that it rounds as the true root does)."""
+    p, q = x.numerator, x.denominator
+    exponent = (p.bit_length() - q.bit_length()) // 2
+    k = 66 + fmt.mantissa_bits - min(exponent, fmt.emin)  # bits below the binary point
+    n = p * q << (2 * k)
+    root = math.isqrt(n)
+    if root * root == n:
+        return Fraction(root, q << k), False
+    return Fraction(2 * root + 1, q << (k + 1)), True
+
+
+def _tiny_after_rounding(magnitude: Fraction, fmt: Format, mode: str) -> bool:
+    """Whether ``magnitude`` rounded to the format's precision with an unbounded
+    exponent range lies below the smallest normal number (IEEE 754 7.5)."""
+    limit = Fraction(2) ** fmt.emin
+    if magnitude >= limit:
+        return False
+    p, q = magnitude.numerator, magnitude.denominator
+    e = p.bit_length() - q.bit_length()
+    if (p << max(-e, 0)) < (q << max(e, 0)):
+        e -= 1  # 2**e <= magnitude < 2**(e + 1)
+    shift = fmt.mantissa_bits - e  # the quantum is 2**-shift: keep mantissa_bits + 1 bits
+    significand, remainder = divmod(p << shift, q)
+    if remainder:
+        twice = 2 * remainder
+        if mode == "away":
+            significand += 1
+        elif mode == "nearest_away":
+            significand += twice >= q
+        elif mode == "nearest_even":
+            significand += twice > q or (twice == q and significand & 1)
+    return Fraction(significand, 1 << shift) < limit
+
+
+def _round(
+    value: Fraction, fmt: Format, rounding: str, overflow: str | None, rng: Any
+) -> tuple[int, set[str]]:
+    """Round a nonzero exact value once; return its code and the flags raised."""
+    sign = 1 if value < 0 else 0
+    magnitude = abs(value)
+    if rounding == "stochastic":
+        low = round_magnitude(magnitude, fmt, "toward_zero")
+        high = round_magnitude(magnitude, fmt, "away")
+        low_value = _field_value(low, fmt)
+        gap = _field_value(high, fmt) - low_value
+        fraction = (magnitude - low_value) / gap if gap else Fraction(0)
+        away = fraction > 0 and rng.random() < fraction
+        field, mantissa, overflowed = high if away else low
+        mode = "away" if away else "toward_zero"
+    else:
+        mode = _magnitude_mode(rounding, sign)
+        field, mantissa, overflowed = round_magnitude(magnitude, fmt, mode)
+    flags: set[str] = set()
+    if overflowed:
+        return overflow_code(fmt, sign, mode, overflow), {"overflow", "inexact"}
+    code = (fmt.sign_mask if sign else 0) | (field << fmt.mantissa_bits) | mantissa
+    if _field_value((field, mantissa, False), fmt) != magnitude:
+        flags.add("inexact")
+        if _tiny_after_rounding(magnitude, fmt, mode):
+            flags.add("underflow")
+    return code, flags
+
+
+def _field_value(rounded: tuple[int, int, bool], fmt: Format) -> Fraction:
+    field, mantissa, _ = rounded
+    significand = mantissa | (1 << fmt.mantissa_bits) if field else mantissa
+    return Fraction(significand) * Fraction(2) ** (max(field, 1) - fmt.bias - fmt.mantissa_bits)
+
+
+def _zero_sum_sign(x: ExactReal, y: ExactReal, rounding: str) -> int:
+    """IEEE 754 6.3: an exact zero sum is +0, or -0 when rounding down; the sum of
+    two zeros of the same sign keeps that sign."""
+    if x.magnitude == 0 and y.magnitude == 0 and x.sign == y.sign:
+        return x.sign
+    return 1 if rounding == "down" else 0
+
+
+def exact_op(
+    op: str,
+    codes: tuple[int, ...],
+    fmt: Any,
+    rounding: str = "nearest_even",
+    overflow: str | None = None,
+    rng: Any = None,
+) -> ExactResult:
+    """Apply ``op`` to operands given as bit patterns of ``fmt``; round the exact
+    result once.
+
+    Parameters
+    ----------
+    op : str
+        ``add``, ``sub``, ``mul``, ``div``, ``sqrt``, ``fma`` (``a * b + c``,
+        one rounding), ``neg`` or ``abs`` (sign-bit operations: no rounding, no flags).
+    codes : tuple of int
+        The operands' bit patterns.
+    fmt, rounding, overflow
+        As :func:`round_real`; ``stochastic`` rounding draws from ``rng``
+        (a numpy Generator).
+
+    Raises
+    ------
+    ValueError
+        For an unknown operation, the wrong number of operands, or an invalid
+        operation in a format without NaN (FP6, FP4).
+    """
+    fmt = get_format(fmt)
+    if op not in ARITY:
+        raise ValueError(f"unknown operation {op!r}; expected one of {', '.join(ARITY)}")
+    if len(codes) != ARITY[op]:
+        raise ValueError(f"{op} takes {ARITY[op]} operand(s), got {len(codes)}")
+    check_rounding(rounding)
+    check_overflow(overflow)
+    if rounding == "stochastic" and rng is None:
+        raise ValueError("stochastic rounding needs rng (a numpy Generator or a seed)")
+    xs = [code_to_real(c, fmt) for c in codes]
+    if op in ("neg", "abs"):
+        code = codes[0] ^ fmt.sign_mask if op == "neg" else codes[0] & ~fmt.sign_mask
+        real = code_to_real(code, fmt)
+        return ExactResult(code, real.value, real.special, real.sign, frozenset())
+    signalling = any(x.special == "nan" and not x.quiet for x in xs)
+    flags = frozenset({"invalid"}) if signalling else frozenset()
+    nans = [(c, x) for c, x in zip(codes, xs, strict=True) if x.special == "nan"]
+    if nans:
+        code = _nan(fmt, nans[0], f"{op} of a NaN")
+        return ExactResult(code, None, "nan", code >> (fmt.bits - 1), flags)
+    if op == "sub":
+        op, xs = "add", [xs[0], xs[1]._replace(sign=1 - xs[1].sign)]
+    result = _special_case(op, xs, fmt, rounding, overflow)
+    if result is not None:
+        return result
+    values = [x.value for x in xs]
+    approximate = False
+    if op == "add":
+        exact = values[0] + values[1]
+        zero_sign = _zero_sum_sign(xs[0], xs[1], rounding)
+    elif op == "mul":
+        exact, zero_sign = values[0] * values[1], xs[0].sign ^ xs[1].sign
+    elif op == "div":
+        exact, zero_sign = values[0] / values[1], xs[0].sign ^ xs[1].sign
+    elif op == "sqrt":
+        exact, approximate = _sqrt(values[0], fmt) if values[0] else (Fraction(0), False)
+        zero_sign = xs[0].sign
+    else:  # fma
+        product = ExactReal(xs[0].sign ^ xs[1].sign, xs[0].magnitude * xs[1].magnitude)
+        exact = values[0] * values[1] + values[2]
+        zero_sign = _zero_sum_sign(product, xs[2], rounding)
+    if exact == 0:
+        return ExactResult(fmt.sign_mask if zero_sign else 0, exact, None, zero_sign, frozenset())
+    code, raised = _round(exact, fmt, rounding, overflow, rng)
+    return ExactResult(code, exact, None, int(exact < 0), frozenset(raised), approximate)
+
+
+def _special_case(
+    op: str, xs: list[ExactReal], fmt: Format, rounding: str, overflow: str | None
+) -> ExactResult | None:
+    """Infinite operands, invalid operations and division by zero (no NaN operand)."""
+    inf = [x.special == "inf" for x in xs]
+    zero = [x.magnitude == 0 for x in xs]
+
+    def invalid(why: str) -> ExactResult:
+        return ExactResult(_nan(fmt, None, why), None, "nan", 0, frozenset({"invalid"}))
+
+    def infinite(sign: int, *raised: str) -> ExactResult:
+        return ExactResult(_infinity(fmt, sign, overflow), None, "inf", sign, frozenset(raised))
+
+    if op == "add" and any(inf):
+        if all(inf) and xs[0].sign != xs[1].sign:
+            return invalid("inf - inf")
+        return infinite(xs[0].sign if inf[0] else xs[1].sign)
+    if op in ("mul", "fma"):
+        if (inf[0] and zero[1]) or (zero[0] and inf[1]):
+            return invalid("0 x inf")
+        product_sign = xs[0].sign ^ xs[1].sign
+        if op == "mul" and any(inf):
+            return infinite(product_sign)
+        if op == "fma" and (inf[0] or inf[1]):
+            if inf[2] and xs[2].sign != product_sign:
+                return invalid("inf - inf")
+            return infinite(product_sign)
+        if op == "fma" and inf[2]:
+            return infinite(xs[2].sign)
+    if op == "div":
+        sign = xs[0].sign ^ xs[1].sign
+        if all(inf):
+            return invalid("inf / inf")
+        if all(zero):
+            return invalid("0 / 0")
+        if inf[0]:
+            return infinite(sign)
+        if inf[1]:
+            return ExactResult(fmt.sign_mask if sign else 0, Fraction(0), None, sign, frozenset())
+        if zero[1]:
+            return infinite(sign, "division_by_zero")
+    if op == "sqrt" and xs[0].sign and not zero[0]:
+        return invalid("the square root of a negative number")
+    if op == "sqrt" and inf[0]:
+        return infinite(0)
+    return None
