@@ -12,6 +12,7 @@ representation error; count the values between two numbers.
 
 from .codes import Kind
 from .core.arithmetic import FLAGS, Operation, abs, add, div, fma, mul, neg, sqrt, sub
+from .core.accumulate import ORDERS, Accumulation, dot, sum
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
@@ -26,7 +27,9 @@ __version__ = "0.1.0"
 __all__ = [
     "FLAGS",
     "FORMATS",
+    "ORDERS",
     "ROUNDING_MODES",
+    "Accumulation",
     "ArrayParts",
     "Binade",
     "Census",
@@ -44,6 +47,7 @@ __all__ = [
     "decode",
     "decode_array",
     "div",
+    "dot",
     "fma",
     "float_census",
     "format_names",
@@ -58,6 +62,7 @@ __all__ = [
     "round_to",
     "sqrt",
     "sub",
+    "sum",
     "ulp",
     "values_between",
 ]

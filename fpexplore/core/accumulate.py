@@ -1,0 +1,320 @@
+"""Sums and dot products in a format, with an accumulator format and a summation order.
+
+Mixed precision lives here: each value is first rounded into ``fmt``; every
+addition is rounded into the accumulator's format (``accumulate``, by default
+``fmt``), round to nearest even, in one of three orders:
+
+``sequential``
+    ``((x0 + x1) + x2) + ...``: once the running sum is large, each small value
+    is a fraction of its spacing and may be lost entirely (absorbed). In float16,
+    adding ones stalls at :math:`2^{11} = 2048`, where the spacing becomes 2.
+``pairwise``
+    sums of halves, recursively (numpy's ``np.sum`` does a blocked variant):
+    partial sums meet values of their own size, and the error grows like
+    ``log2(n)`` instead of ``n``.
+``kahan``
+    sequential with a compensation term that carries each addition's rounding
+    error into the next (Kahan 1965), all in the accumulator's format.
+
+A dot product rounds each product ``a[i] * b[i]`` (exact) once into the
+accumulator's format, as tensor cores do with float16 inputs and a float32
+accumulator, then sums the products in the given order. The result carries the
+exact sum (of the values as given) and its error.
+
+Examples
+--------
+>>> import numpy as np
+>>> sum(np.ones(4096), "float16").value  # sequential: stalls at 2048
+2048.0
+>>> sum(np.ones(4096), "float16", order="pairwise").value
+4096.0
+>>> sum(np.ones(4096), "float16", accumulate="float32").value
+4096.0
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from .._kernels.arith import _round_to_odd_sum
+from ..exact import to_float
+from ..formats import Format, get_format
+
+__all__ = ["ORDERS", "Accumulation", "dot", "sum"]
+
+ORDERS = ("sequential", "pairwise", "kahan")
+
+
+@dataclass(frozen=True, eq=False)
+class Accumulation:
+    """The result of :func:`sum` or :func:`dot`.
+
+    Attributes
+    ----------
+    value : float
+        The sum as computed (a value of the accumulator's format).
+    exact : Fraction or None
+        The exact sum of the values (products) as given; None if any is inf/NaN.
+    stored_exact : Fraction or None
+        The exact sum of the values after rounding them into ``format``.
+    abs_error, rel_error : float
+        ``|value - exact|`` and that over ``|exact|``.
+    absorbed_at : int or None
+        Sequential order: the first index where adding a nonzero value left the
+        running sum unchanged (absorption), else None.
+    """
+
+    kind: str
+    value: float
+    exact: Fraction | None
+    stored_exact: Fraction | None
+    format: Format
+    accumulate: Format
+    order: str
+    n: int
+    absorbed_at: int | None = None
+    absorbed_sum: float | None = None
+
+    @property
+    def abs_error(self) -> float:
+        if self.exact is None or not math.isfinite(self.value):
+            return math.nan if self.exact is None else math.inf
+        return to_float(builtins.abs(Fraction(self.value) - self.exact))
+
+    @property
+    def rel_error(self) -> float:
+        if self.exact == 0:
+            return 0.0 if self.abs_error == 0 else math.inf
+        if self.exact is None or not math.isfinite(self.value):
+            return self.abs_error
+        return to_float(builtins.abs(Fraction(self.value) - self.exact) / builtins.abs(self.exact))
+
+    def __float__(self) -> float:
+        return self.value
+
+    def __repr__(self) -> str:
+        return (
+            f"Accumulation({self.kind} of {self.n} values in {self.format.name}, accumulated "
+            f"in {self.accumulate.name}, {self.order}: {self.value!r}, rel error "
+            f"{self.rel_error:.3g})"
+        )
+
+    def __str__(self) -> str:
+        from ..render.accumulate import accumulation_text
+
+        return accumulation_text(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.accumulate import accumulation_html
+
+        return accumulation_html(self)
+
+
+def exact_sum(values: np.ndarray) -> Fraction | None:
+    """The exact sum of float64 values (None if any is inf or NaN), vectorized:
+    every float64 is an integer times 2**-1074; integer sums per exponent."""
+    x = np.asarray(values, np.float64).reshape(-1)
+    if not np.isfinite(x).all():
+        return None
+    mantissa, exponent = np.frexp(x)
+    integer = np.ldexp(mantissa, 53).astype(np.int64)  # x = integer * 2**(exponent - 53)
+    shift = (exponent.astype(np.int64) - 53 + 1074).clip(0)
+    integer >>= (-1021 - exponent.astype(np.int64)).clip(0)  # subnormals: exact shift
+    high, low = integer >> 26, integer & ((1 << 26) - 1)
+    total = 0
+    for part, scale in ((high, 26), (low, 0)):
+        sums = np.bincount(shift, weights=part.astype(np.float64)) if x.size else []
+        for e in np.flatnonzero(sums):
+            total += int(sums[e]) << (int(e) + scale)
+    return Fraction(total, 1 << 1074)
+
+
+def _rounder(acc: Format) -> Any:
+    """A scalar round-to-nearest-even into ``acc`` on Python floats (which it
+    holds exactly); overflow follows the format's convention."""
+    p, emin, top = acc.mantissa_bits + 1, acc.emin, acc.max
+    big = math.inf if acc.has_infinity else (math.nan if acc.has_nan else top)
+
+    def round_nearest(t: float) -> float:
+        if t == 0 or not math.isfinite(t):
+            return t
+        q = builtins.max(math.frexp(t)[1] - 1, emin) - (p - 1)
+        r = math.ldexp(round(math.ldexp(t, -q)), q)
+        return r if builtins.abs(r) <= top else math.copysign(big, t)
+
+    return round_nearest
+
+
+def _add(acc: Format) -> Any:
+    """Scalar ``s + x`` rounded once into ``acc`` (round to odd in float64 first)."""
+    rnd = _rounder(acc)
+    exact64 = acc == get_format("float64")
+
+    def add(s: float, x: float) -> float:
+        t = s + x
+        if exact64 or not math.isfinite(t):
+            return t
+        v = t - s
+        err = (s - (t - v)) + (x - v)
+        if err and not int(np.float64(t).view(np.uint64)) & 1:
+            t = math.nextafter(t, math.inf if err > 0 else -math.inf)
+        return rnd(t)
+
+    return add
+
+
+def _sequential(x: np.ndarray, acc: Format) -> tuple[float, int | None, float | None]:
+    add = _add(acc)
+    s, absorbed, at = 0.0, None, None
+    for i, v in enumerate(x.tolist()):
+        new = add(s, v)
+        if absorbed is None and v != 0 and new == s:
+            absorbed, at = i, s
+        s = new
+    return s, absorbed, at
+
+
+def _kahan(x: np.ndarray, acc: Format) -> float:
+    add = _add(acc)
+    s = c = 0.0
+    for v in x.tolist():
+        y = add(v, -c)
+        t = add(s, y)
+        c = add(add(t, -s), -y)
+        s = t
+    return s
+
+
+def _pairwise(x: np.ndarray, acc: Format) -> float:
+    """Sums of halves, level by level: each level adds neighbours, rounded into acc."""
+    if x.size == 0:
+        return 0.0
+    dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
+    native = dtype is not None and acc == get_format(acc.name)
+    level = x.astype(dtype) if native else x  # float16 + float16 is safe in float32: 24 >= 2p+2
+    narrow = acc.mantissa_bits + 1 <= 25  # float64's sum rounded once more is correct
+    with np.errstate(all="ignore"):
+        while level.size > 1:
+            if level.size % 2:
+                level = np.append(level, level.dtype.type(0))
+            pair = level[0::2] + level[1::2]
+            if native:
+                level = pair if acc.name != "float16" else pair.astype(np.float16).astype(dtype)
+            else:
+                odd = pair if narrow else _round_to_odd_sum(level[0::2], level[1::2])
+                level = K.round_values(odd, acc)
+    return float(level[0])
+
+
+def _accumulate(
+    kind: str, terms: np.ndarray, exact: Fraction | None, stored: Fraction | None,
+    fmt: Format, acc: Format, order: str,
+) -> Accumulation:  # fmt: skip
+    absorbed = absorbed_sum = None
+    if order == "sequential":
+        value, absorbed, absorbed_sum = _sequential(terms, acc)
+    elif order == "kahan":
+        value = _kahan(terms, acc)
+    else:
+        value = _pairwise(terms, acc)
+    return Accumulation(
+        kind, value, exact, stored, fmt, acc, order, terms.size, absorbed, absorbed_sum
+    )
+
+
+def _check(values: Any, fmt: Any, accumulate: Any, order: str) -> tuple[np.ndarray, Format, Format]:
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}; expected one of {', '.join(ORDERS)}")
+    fmt = get_format(fmt)
+    acc = fmt if accumulate is None else get_format(accumulate)
+    x = K._as_float64(values).reshape(-1)
+    return x, fmt, acc
+
+
+def sum(  # noqa: A001
+    values: Any, fmt: Any, *, accumulate: Any = None, order: str = "sequential"
+) -> Accumulation:
+    """Sum ``values`` in ``fmt``, accumulating in ``accumulate`` (default ``fmt``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = sum(np.full(10000, 0.1), "bfloat16", accumulate="float32")
+    >>> r.value, round(r.rel_error, 4)
+    (1000.9765625, 0.001)
+    >>> sum(np.full(10000, 0.1), "bfloat16").value  # a bfloat16 accumulator stalls
+    32.0
+    """
+    x, fmt, acc = _check(values, fmt, accumulate, order)
+    stored = K.round_values(x, fmt)
+    terms = K.round_values(stored, acc)  # a narrower accumulator holds its own values only
+    return _accumulate("sum", terms, exact_sum(x), exact_sum(stored), fmt, acc, order)
+
+
+def _exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return None
+    big = np.abs(a) * np.abs(b)
+    with np.errstate(all="ignore"):
+        safe = bool(((big == 0) | ((big > 2.0**-900) & (big < 2.0**900))).all())
+        safe = safe and bool((np.abs(a) < 2.0**900).all() and (np.abs(b) < 2.0**900).all())
+    if not safe:
+        return builtins.sum(
+            (Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a, b, strict=True)),
+            Fraction(0),
+        )
+    product = a * b  # Dekker: a * b = product + error exactly, away from under/overflow
+    split = 134217729.0
+    ah = a * split - (a * split - a)
+    bh = b * split - (b * split - b)
+    al, bl = a - ah, b - bh
+    error = ((ah * bh - product) + ah * bl + al * bh) + al * bl
+    total = exact_sum(np.concatenate([product, error]))
+    return total
+
+
+def dot(
+    a: Any, b: Any, fmt: Any, *, accumulate: Any = None, order: str = "sequential"
+) -> Accumulation:
+    """The dot product of ``a`` and ``b`` in ``fmt``, accumulated in ``accumulate``.
+
+    Each product of two values of ``fmt`` is exact, then rounded once into the
+    accumulator's format; the products are summed in ``order``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.full(4096, 0.5)
+    >>> dot(a, a, "float16").value, dot(a, a, "float16", accumulate="float32").value
+    (512.0, 1024.0)
+    """
+    xa, fmt, acc = _check(a, fmt, accumulate, order)
+    xb = K._as_float64(b).reshape(-1)
+    if xa.shape != xb.shape:
+        raise ValueError(f"dot: a has {xa.size} values and b has {xb.size}; expected equal sizes")
+    sa, sb = K.round_values(xa, fmt), K.round_values(xb, fmt)
+    products = _products(sa, sb, fmt, acc)
+    return _accumulate(
+        "dot", products, _exact_dot(xa, xb), _exact_dot(sa, sb), fmt, acc, order
+    )
+
+
+def _products(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format) -> np.ndarray:
+    """Each exact product rounded once into the accumulator's format."""
+    if fmt.mantissa_bits <= 25 and K.float64_path("mul", fmt):
+        with np.errstate(all="ignore"):
+            return K.round_values(a * b, acc)  # exact in float64 (2p <= 53)
+    from ..exact import parse_real, round_real
+
+    codes = [
+        round_real(parse_real(Fraction(float(p)) * Fraction(float(q))), acc)
+        for p, q in zip(a, b, strict=True)
+    ]
+    return K.codes_to_values(np.array(codes, dtype=K.code_dtype(acc)), acc)
