@@ -11,8 +11,8 @@ representation error; count the values between two numbers.
 """
 
 from .codes import Kind
-from .core.arithmetic import FLAGS, Operation, abs, add, div, fma, mul, neg, sqrt, sub
 from .core.accumulate import ORDERS, Accumulation, dot, sum
+from .core.arithmetic import FLAGS, Operation, abs, add, div, fma, mul, neg, sqrt, sub
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
@@ -48,8 +48,8 @@ __all__ = [
     "decode_array",
     "div",
     "dot",
-    "fma",
     "float_census",
+    "fma",
     "format_names",
     "format_table",
     "from_bits",

@@ -39,6 +39,10 @@ LAZY_RENDERING = {
     ("core.rounding_explain", "__str__"),
     ("core.rounding_explain", "to_svg"),
     ("core.rounding_explain", "_repr_html_"),
+    ("core.operation", "__str__"),
+    ("core.operation", "_repr_html_"),
+    ("core.accumulate", "__str__"),
+    ("core.accumulate", "_repr_html_"),
 }
 
 

@@ -238,7 +238,7 @@ def _check(values: Any, fmt: Any, accumulate: Any, order: str) -> tuple[np.ndarr
     return x, fmt, acc
 
 
-def sum(  # noqa: A001
+def sum(
     values: Any, fmt: Any, *, accumulate: Any = None, order: str = "sequential"
 ) -> Accumulation:
     """Sum ``values`` in ``fmt``, accumulating in ``accumulate`` (default ``fmt``).
@@ -301,9 +301,7 @@ def dot(
         raise ValueError(f"dot: a has {xa.size} values and b has {xb.size}; expected equal sizes")
     sa, sb = K.round_values(xa, fmt), K.round_values(xb, fmt)
     products = _products(sa, sb, fmt, acc)
-    return _accumulate(
-        "dot", products, _exact_dot(xa, xb), _exact_dot(sa, sb), fmt, acc, order
-    )
+    return _accumulate("dot", products, _exact_dot(xa, xb), _exact_dot(sa, sb), fmt, acc, order)
 
 
 def _products(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format) -> np.ndarray:

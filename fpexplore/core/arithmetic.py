@@ -29,14 +29,12 @@ Examples
 >>> div(1, 0, "float16").value, sorted(div(1, 0, "float16").flags)
 (inf, ['division_by_zero'])
 >>> import numpy as np
->>> add(np.array([1.0, 2048.0]), 1, "float16")  # arrays: a numpy array of results
-array([   2., 2048.])
+>>> add(np.array([1.0, 2048.0]), 1, "float16").tolist()  # arrays: arrays of results
+[2.0, 2048.0]
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -45,100 +43,9 @@ from .. import codes as K
 from ..exact import FLAGS, check_overflow, check_rounding, exact_op
 from ..formats import Format, get_format
 from .decode import FloatParts, decode, from_bits
+from .operation import SYMBOLS, Operation
 
 __all__ = ["FLAGS", "SYMBOLS", "Operation", "abs", "add", "div", "fma", "mul", "neg", "sqrt", "sub"]
-
-SYMBOLS = {"add": "+", "sub": "-", "mul": "x", "div": "/"}
-"""How each binary operation is written in explanations."""
-
-
-@dataclass(frozen=True, eq=False)
-class Operation:
-    """One operation computed in a format, with everything needed to explain it.
-
-    Attributes
-    ----------
-    op : str
-        ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"sqrt"``, ``"fma"``, ``"neg"``
-        or ``"abs"``.
-    operands : tuple of FloatParts
-        The operands as values of the format; each one's ``input`` is what was
-        given and ``abs_error`` how much rounding it into the format moved it.
-    format : Format
-    rounding : str
-    parts : FloatParts
-        The stored result; its ``input_exact`` is the exact result, so its
-        ``abs_error``, ``rel_error`` and ``ulp_error`` are the operation's.
-    exact : Fraction or None
-        The exact result (None when it is infinite or NaN). For the square root
-        of a non-square (an irrational number) it is the root to 64 bits beyond
-        the format's precision, and ``approximate`` is True.
-    flags : frozenset of str
-        The IEEE 754 exceptions raised: ``invalid``, ``division_by_zero``,
-        ``overflow``, ``underflow``, ``inexact``.
-    """
-
-    op: str
-    operands: tuple[FloatParts, ...]
-    format: Format
-    rounding: str
-    parts: FloatParts
-    exact: Fraction | None
-    flags: frozenset[str]
-    approximate: bool = False
-    overflow: str | None = None
-
-    @property
-    def value(self) -> float:
-        """The stored result as a float."""
-        return self.parts.value
-
-    @property
-    def abs_error(self) -> float:
-        """``|stored - exact|`` (the rounding error of this one operation)."""
-        return self.parts.abs_error
-
-    @property
-    def rel_error(self) -> float:
-        return self.parts.rel_error
-
-    @property
-    def ulp_error(self) -> float:
-        return self.parts.ulp_error
-
-    @property
-    def expression(self) -> str:
-        """The operation as written, e.g. ``'0.1 + 0.2'``."""
-        names = [_operand_text(p.input) for p in self.operands]
-        if self.op in SYMBOLS:
-            return f"{names[0]} {SYMBOLS[self.op]} {names[1]}"
-        return f"{self.op}({', '.join(names)})"
-
-    def __float__(self) -> float:
-        return self.value
-
-    def __repr__(self) -> str:
-        flags = ", ".join(f for f in FLAGS if f in self.flags) or "none"
-        return (
-            f"Operation({self.expression} in {self.format.name} = {self.value!r} "
-            f"({self.parts.hex}), flags: {flags})"
-        )
-
-    def __str__(self) -> str:
-        from ..render.arithmetic import operation_text
-
-        return operation_text(self)
-
-    def _repr_html_(self) -> str:
-        from ..render.arithmetic import operation_html
-
-        return operation_html(self)
-
-
-def _operand_text(x: Any) -> str:
-    if isinstance(x, FloatParts):
-        return repr(x.value)
-    return x if isinstance(x, str) else repr(x)
 
 
 def _is_array(x: Any) -> bool:
@@ -314,7 +221,7 @@ def neg(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | Non
     return _compute("neg", (a,), fmt, rounding, overflow, None)
 
 
-def abs(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:  # noqa: A001
+def abs(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:
     """``|a|`` in ``fmt``: clears the sign bit (no rounding after it, no flags).
 
     >>> abs("-2.5", "e4m3").value

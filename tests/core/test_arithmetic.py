@@ -126,8 +126,8 @@ def test_float16_float32_float64_against_numpy(op: str) -> None:
     rng = np.random.default_rng(1)
     for dtype in (np.float16, np.float32, np.float64):
         scale = 8 if dtype == np.float16 else 60
-        a = (rng.standard_normal(20000) * np.exp2(rng.integers(-scale, scale, 20000)))
-        b = (rng.standard_normal(20000) * np.exp2(rng.integers(-scale, scale, 20000)))
+        a = rng.standard_normal(20000) * np.exp2(rng.integers(-scale, scale, 20000))
+        b = rng.standard_normal(20000) * np.exp2(rng.integers(-scale, scale, 20000))
         a, b = a.astype(dtype), b.astype(dtype)
         with np.errstate(all="ignore"):
             if op == "sqrt":
@@ -262,8 +262,11 @@ def test_float64_exact_path_all_modes() -> None:
 
 
 def oracle_like(op: str, x: float, y: float, mode: str) -> float:
-    return fpx.decode(getattr(Fraction(x), f"__{'truediv' if op == 'div' else op}__")(
-        Fraction(y)), "float64", rounding=mode).value
+    return fpx.decode(
+        getattr(Fraction(x), f"__{'truediv' if op == 'div' else op}__")(Fraction(y)),
+        "float64",
+        rounding=mode,
+    ).value
 
 
 def test_stochastic_rounding_is_seeded_and_unbiased() -> None:
