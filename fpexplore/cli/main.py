@@ -26,6 +26,7 @@ from ..core.decode import decode, from_bits
 from ..formats import FORMATS, Format, get_format
 from ..render.text import parts_text
 from .course import CourseNotFoundError, copy_course, index_notebook
+from .expression import parse_expression
 from .output import UsageError
 from .parser import DEFAULT_FORMAT, PROG, build_parser, protect_negative_numbers
 
@@ -125,6 +126,8 @@ def _run(args: argparse.Namespace) -> int:
             "missing VALUE; expected a number such as 3.14159 or -1e-8, "
             "or one of --bits, --count, --list-formats, --plot, --course (see --help)"
         )
+    elif (expression := parse_expression(args.value.strip())) is not None:
+        return _arithmetic(args, formats, *expression)
     elif formats is None or len(formats) > 1:
         return _compare(args, formats)
     else:
@@ -139,6 +142,33 @@ def _run(args: argparse.Namespace) -> int:
         _show(parts_record(parts), as_json=True)
     else:
         _show(parts_text(parts, color=use_color(args.color, sys.stdout)), as_json=False)
+    return 0
+
+
+def _arithmetic(
+    args: argparse.Namespace, formats: list[Format] | None, op: str, operands: tuple[str, ...]
+) -> int:
+    from ..render.arithmetic import operation_text
+    from .arithmetic import compute, operation_record, operation_table
+
+    rounding = args.rounding or "nearest_even"
+    overflow = "saturate" if args.saturate else None
+    if formats is not None and len(formats) == 1:
+        result = compute(op, operands, formats[0], rounding, overflow)
+        _show(operation_record(result) if args.json else operation_text(result), as_json=args.json)
+        return 0
+    results, refused = [], []
+    for fmt in formats or list(FORMATS.values()):
+        try:
+            results.append(compute(op, operands, fmt, rounding, overflow))
+        except ValueError as err:  # an invalid operation in a format without NaN
+            refused.append({"format": fmt.name, "error": str(err)})
+    if args.json:
+        _show([operation_record(r) for r in results] + refused, as_json=True)
+        return 0
+    table = operation_table(results)
+    table.notes.extend(f"{r['format']}: {r['error']}" for r in refused)
+    _show(table, as_json=False)
     return 0
 
 

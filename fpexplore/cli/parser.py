@@ -27,11 +27,20 @@ VALUE is read exactly as written: 0.1 means one tenth, so its error is the
 error of storing one tenth. Also accepted: -1e-8, inf, -inf, nan, hex floats
 (0x1.8p1) and ratios (1/3). Without -f the format is {DEFAULT_FORMAT}.
 
+VALUE may also be one operation, computed in the format and explained step
+by step: "a + b", "a - b", "a * b", "a / b", sqrt(a), fma(a, b, c) (also add,
+sub, mul, div, neg, abs with parentheses). Each operand is rounded into the
+format first, then the exact result is rounded once. A ratio of integers on
+its own ("1/3") stays the exact value one third; write div(1, 3) or 1 / 3.0 to
+divide in the format.
+
 examples:
   fpexplore 3.14159                    breakdown of 3.14159 in {DEFAULT_FORMAT}
   fpexplore -2.5 -f half               negative values work as they are
   fpexplore 0.1 -f float32 -f bfloat16 one value compared across formats
   fpexplore 0.1 -f all --json          ... across every format, as JSON
+  fpexplore "0.1 + 0.2" -f bfloat16    the sum in bfloat16, step by step
+  fpexplore "sqrt(2)" -f all           one operation in every format
   fpexplore --bits 0x40490FDB          decode a bit pattern (also 0b..., or 0/1 digits)
   fpexplore --count 3 4 -f float32     how many float32 values lie in [3, 4)
   fpexplore --list-formats             the formats and their limits
@@ -42,6 +51,7 @@ exit status: 0 done, 2 bad input (one line on stderr), 1 cannot read or write.""
 
 USAGE = """\
 fpexplore VALUE [-f FORMAT ...] [--rounding MODE] [--saturate] [--json] [--color WHEN]
+       fpexplore "A + B" | "sqrt(A)" | "fma(A, B, C)" [-f FORMAT ...] [--rounding MODE] [--json]
        fpexplore --bits PATTERN [-f FORMAT] [--json] [--color WHEN]
        fpexplore --count LO HI [-f FORMAT ...] [--json]
        fpexplore --list-formats [-f FORMAT ...] [--json]
@@ -72,7 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("value", nargs="?", metavar="VALUE", help="the number to decode")
+    parser.add_argument(
+        "value",
+        nargs="?",
+        metavar="VALUE",
+        help='the number to decode, or one operation to compute such as "0.1 + 0.2"',
+    )
     parser.add_argument(
         "-f",
         "--format",
