@@ -1,4 +1,5 @@
-"""End-to-end test: FloatExplorer in a real JupyterLab, driven by headless Chromium.
+"""End-to-end test: FloatExplorer and ArithmeticExplorer in a real JupyterLab, driven by
+headless Chromium.
 
 The test starts a private JupyterLab server (everything it writes goes to a temporary
 folder: HOME, Jupyter config/data/runtime dirs, workspaces, user settings, the notebook),
@@ -44,6 +45,10 @@ CHROMIUM_ARGS = [
 ]
 HARD_TIMEOUT_S = 180.0  # the whole test, server start to shutdown
 NOTEBOOK_CODE = 'from fpexplore.widgets import FloatExplorer\n\nFloatExplorer(1.0, "float16")'
+ARITHMETIC_CODE = (
+    "from fpexplore.widgets import ArithmeticExplorer\n\n"
+    'ArithmeticExplorer("0.1", "0.2", "add", "bfloat16")'
+)
 # The Okabe-Ito colours of fpexplore.render.text.FIELD_COLORS (sign, exponent, mantissa).
 BIT_SHOTS = {"sign-set": 0, "exponent-clear": 1, "exponent-set": 2, "mantissa-set": 15}
 BIT_COLOURS = {
@@ -93,16 +98,19 @@ def _kill_tree(proc: subprocess.Popen) -> None:
 
 
 def _write_notebook(path: Path) -> None:
-    cell = {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": "explorer",
-        "metadata": {},
-        "outputs": [],
-        "source": NOTEBOOK_CODE,
-    }
+    cells = [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": cell_id,
+            "metadata": {},
+            "outputs": [],
+            "source": source,
+        }
+        for cell_id, source in (("explorer", NOTEBOOK_CODE), ("arithmetic", ARITHMETIC_CODE))
+    ]
     notebook = {
-        "cells": [cell],
+        "cells": cells,
         "metadata": {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
         },
@@ -267,6 +275,8 @@ def test_float_explorer_in_jupyterlab(tmp_path: Path) -> None:
                 _run_all_cells(page, ms_left)
                 step = "clicking the widget"
                 _check_explorer(page, ms_left)
+                step = "using the arithmetic explorer"
+                _check_arithmetic(page, ms_left)
                 step = "taking screenshots"
                 page.locator(".fpx-explorer").screenshot(
                     path=shots / "float-explorer.png", timeout=ms_left()
@@ -355,6 +365,28 @@ def _check_explorer(page, ms_left) -> None:
     explorer.locator(".fpx-next-up").click()
     expect(value).to_have_text("-0.99951171875", timeout=soon())  # -(1 - 2**-11)
     expect(bits).to_have_text(list("1011101111111111"), timeout=soon())
+
+
+def _check_arithmetic(page, ms_left) -> None:
+    """0.1 + 0.2 in bfloat16 lands on 0.30078125; switching to x gives 0.02001953125;
+    a new second operand typed in recomputes."""
+    from playwright.sync_api import expect
+
+    def soon() -> float:
+        return min(ms_left(), 30_000)
+
+    panel = page.locator(".fpx-arithmetic-explorer")
+    view = panel.locator(".fpx-arithmetic-view")
+    expect(view).to_contain_text("= 0.30078125", timeout=soon())
+    expect(view).to_contain_text("guard bit 1", timeout=soon())
+    expect(panel.locator(".fpx-bit")).to_have_count(48, timeout=soon())  # a, b, result
+    panel.locator("select").first.select_option(label="a x b")
+    expect(view).to_contain_text("= 0.02001953125", timeout=soon())
+    b_box = panel.locator("input[type='text']").nth(1)
+    b_box.fill("4")
+    b_box.press("Enter")
+    expect(view).to_contain_text("= 0.400390625", timeout=soon())
+    expect(view.locator("svg")).to_have_count(1, timeout=soon())
 
 
 def _keep_screenshots(shots: Path) -> None:

@@ -1,4 +1,5 @@
-"""Interactive panels for Jupyter: flip bits, step by one ULP, watch rounding and spacing.
+"""Interactive panels for Jupyter: flip bits, step by one ULP, watch rounding, spacing and
+arithmetic.
 
 Built from core ipywidgets 8 controls only (no custom JavaScript), so they work in
 JupyterLab, VS Code and Colab. Each panel is a plain object: its state is in attributes,
@@ -28,11 +29,19 @@ except ImportError as err:  # pragma: no cover - exercised without ipywidgets on
         'fpexplore.widgets needs ipywidgets; install it with: pip install "fpexplore[notebooks]"'
     ) from err
 
+from .arithmetic_explorer import ArithmeticExplorer
 from .density_explorer import DensityExplorer
 from .float_explorer import SPECIALS, FloatExplorer, special_value
 from .rounding_explorer import RoundingExplorer
 
-__all__ = ["SPECIALS", "DensityExplorer", "FloatExplorer", "RoundingExplorer", "special_value"]
+__all__ = [
+    "SPECIALS",
+    "ArithmeticExplorer",
+    "DensityExplorer",
+    "FloatExplorer",
+    "RoundingExplorer",
+    "special_value",
+]
 
 # doctest.testmod(fpexplore.widgets) reads only what this file defines; this points it
 # at the examples of the public names defined in the modules above.
@@ -41,4 +50,5 @@ __test__ = {
     "FloatExplorer": FloatExplorer,
     "RoundingExplorer": RoundingExplorer,
     "DensityExplorer": DensityExplorer,
+    "ArithmeticExplorer": ArithmeticExplorer,
 }

@@ -443,3 +443,40 @@ def test_density_explorer_never_raises_at_float64_extremes():
     d.set_zoom(5)  # the lowest subnormal binade holds one value: no zoom beyond it
     assert d.zoom == 0 and d.window == (5e-324, 1e-323)
     assert d.message == "2 values of float64 in [5e-324, 1e-323]"
+
+
+# -- ArithmeticExplorer ---------------------------------------------------------------
+
+
+def test_arithmetic_explorer_controls():
+    from fpexplore import add, mul
+    from fpexplore.widgets import ArithmeticExplorer
+
+    ax = ArithmeticExplorer("0.1", "0.2", "add", "bfloat16")
+    assert ax.value == 0.30078125 and ax.flags == {"inexact"}
+    assert "guard bit 1" in ax.view.value and "<svg" in ax.view.value
+    ax.operation_dropdown.value = "mul"
+    assert ax.value == mul("0.1", "0.2", "bfloat16").value
+    ax.format_dropdown.value = "float16"
+    assert ax.value == mul("0.1", "0.2", "float16").value
+    ax.rounding_dropdown.value = "up"
+    assert ax.value == mul("0.1", "0.2", "float16", "up").value
+    ax.a_box.value = "1e5"
+    assert ax.value == math.inf and "overflow" in ax.flags
+    ax.operation_dropdown.value = "sqrt"
+    assert ax.b_box.disabled and ax.value == 316.25
+    ax.set_operation("add")
+    ax.b_box.value = "zz"
+    assert (
+        ax.is_error and "zz" in ax.message and ax.value == add("1e5", "0.2", "float16", "up").value
+    )
+
+
+def test_arithmetic_explorer_invalid_in_a_format_without_nan():
+    from fpexplore.widgets import ArithmeticExplorer
+
+    ax = ArithmeticExplorer("0", "0", "div", "float16")
+    assert math.isnan(ax.value) and ax.flags == {"invalid"}
+    ax.format_dropdown.value = "float4_e2m1fn"
+    assert ax.is_error and "no NaN" in ax.message and ax.format.name == "float16"
+    assert ax._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"]["model_id"]
