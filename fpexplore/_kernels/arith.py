@@ -6,11 +6,15 @@ and tested against :func:`fpexplore.exact.exact_op`:
 
 * **float64 as a wider format.** For a format of precision ``p <= 25`` bits
   whose results stay inside float64's normal range, ``+ - x /`` and ``sqrt`` are
-  computed in float64 and rounded once into the format: since ``53 >= 2p + 2``,
-  rounding first to float64 never changes the final result (Figueroa 1995).
-  ``fma`` (``p <= 26``): the product is exact in float64, the sum's error is
-  recovered exactly (TwoSum) and folded into the last bit by *rounding to odd*,
-  which is then safe to round once more for any mode (Boldo and Melquiond 2008).
+  computed in float64 and rounded once into the format. To nearest this is
+  correct as it stands: since ``53 >= 2p + 2``, rounding first to float64 never
+  changes the final result (Figueroa 1995). The directed modes need more: a
+  sum's error is recovered exactly (TwoSum) and folded into the last bit by
+  *rounding to odd*, which is safe to round once more in any mode (Boldo and
+  Melquiond 2008); a product is exact (``2p <= 53``); a quotient or square root
+  is placed beside the format's midpoint after exact comparisons (``a <=> v x b``,
+  ``a <=> v x v``, exact in float64). ``fma`` (``p <= 26``): the product is exact
+  and the sum is rounded to odd.
 * **float64 itself**, round to nearest even: numpy's own IEEE operations.
 * **Everything else** (float64 under other modes, fma in float64, custom
   formats too wide or too far-ranging for the rules above): each element goes
@@ -95,13 +99,12 @@ def _bracketed(q: np.ndarray, fmt: Format, compare: Any) -> np.ndarray:
 
 
 def _compute(op: str, xs: list[np.ndarray], fmt: Format, rounding: str) -> np.ndarray:
-    """A float64 result that rounds into ``fmt`` as the exact result does: rounded
-    to odd (+, -, fma), exact (x), or placed beside the format's midpoint (/, sqrt).
-    Stochastic rounding takes the float64 result rounded to nearest."""
+    """A float64 result that rounds into ``fmt`` as the exact result does (see the
+    module notes). Stochastic rounding takes the float64 result rounded to nearest."""
     nearest = rounding in ("nearest_even", "nearest_away", "stochastic")
-    if op in ("add", "sub"):
+    if op in ("add", "sub"):  # to nearest, float64's sum rounded again is correct
         y = xs[1] if op == "add" else -xs[1]
-        out = xs[0] + y if rounding == "stochastic" else _round_to_odd_sum(xs[0], y)
+        out = xs[0] + y if nearest else _round_to_odd_sum(xs[0], y)
         _zero_sign_fix(out, xs[0], y, rounding)
     elif op == "mul":  # exact in float64 (2p <= 53)
         out = xs[0] * xs[1]

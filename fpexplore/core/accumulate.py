@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import builtins
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ from .. import codes as K
 from .._kernels.arith import _round_to_odd_sum
 from ..exact import to_float
 from ..formats import Format, get_format
+from .exact_sums import exact_dot, exact_sum
 
 __all__ = ["ORDERS", "Accumulation", "dot", "sum"]
 
@@ -73,14 +75,25 @@ class Accumulation:
 
     kind: str
     value: float
-    exact: Fraction | None
-    stored_exact: Fraction | None
     format: Format
     accumulate: Format
     order: str
     n: int
     absorbed_at: int | None = None
     absorbed_sum: float | None = None
+    _exact_of: Any = field(default=None, repr=False)  # computes (exact, stored_exact)
+
+    @cached_property
+    def _exact_pair(self) -> tuple[Fraction | None, Fraction | None]:
+        return self._exact_of()
+
+    @property
+    def exact(self) -> Fraction | None:
+        return self._exact_pair[0]
+
+    @property
+    def stored_exact(self) -> Fraction | None:
+        return self._exact_pair[1]
 
     @property
     def abs_error(self) -> float:
@@ -115,25 +128,6 @@ class Accumulation:
         from ..render.accumulate import accumulation_html
 
         return accumulation_html(self)
-
-
-def exact_sum(values: np.ndarray) -> Fraction | None:
-    """The exact sum of float64 values (None if any is inf or NaN), vectorized:
-    every float64 is an integer times 2**-1074; integer sums per exponent."""
-    x = np.asarray(values, np.float64).reshape(-1)
-    if not np.isfinite(x).all():
-        return None
-    mantissa, exponent = np.frexp(x)
-    integer = np.ldexp(mantissa, 53).astype(np.int64)  # x = integer * 2**(exponent - 53)
-    shift = (exponent.astype(np.int64) - 53 + 1074).clip(0)
-    integer >>= (-1021 - exponent.astype(np.int64)).clip(0)  # subnormals: exact shift
-    high, low = integer >> 26, integer & ((1 << 26) - 1)
-    total = 0
-    for part, scale in ((high, 26), (low, 0)):
-        sums = np.bincount(shift, weights=part.astype(np.float64)) if x.size else []
-        for e in np.flatnonzero(sums):
-            total += int(sums[e]) << (int(e) + scale)
-    return Fraction(total, 1 << 1074)
 
 
 def _rounder(acc: Format) -> Any:
@@ -198,25 +192,32 @@ def _pairwise(x: np.ndarray, acc: Format) -> float:
         return 0.0
     dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
     native = dtype is not None and acc == get_format(acc.name)
-    level = x.astype(dtype) if native else x  # float16 + float16 is safe in float32: 24 >= 2p+2
+    level = x.astype(dtype, copy=False) if native else x  # float16 + float16: safe in float32
     narrow = acc.mantissa_bits + 1 <= 25  # float64's sum rounded once more is correct
     with np.errstate(all="ignore"):
         while level.size > 1:
-            if level.size % 2:
-                level = np.append(level, level.dtype.type(0))
-            pair = level[0::2] + level[1::2]
+            n = level.size
+            pair = np.empty((n + 1) // 2, level.dtype)
+            np.add(level[0 : n - 1 : 2], level[1::2], out=pair[: n // 2])
+            if n % 2:  # the odd one out moves up a level (as if added to a zero)
+                pair[-1] = level[-1]
             if native:
                 level = pair if acc.name != "float16" else pair.astype(np.float16).astype(dtype)
             else:
-                odd = pair if narrow else _round_to_odd_sum(level[0::2], level[1::2])
+                odd = pair if narrow else _odd_pairs(level)
                 level = K.round_values(odd, acc)
     return float(level[0])
 
 
+def _odd_pairs(level: np.ndarray) -> np.ndarray:
+    n = level.size
+    odd = _round_to_odd_sum(level[0 : n - 1 : 2], level[1::2])
+    return np.append(odd, level[-1]) if n % 2 else odd
+
+
 def _accumulate(
-    kind: str, terms: np.ndarray, exact: Fraction | None, stored: Fraction | None,
-    fmt: Format, acc: Format, order: str,
-) -> Accumulation:  # fmt: skip
+    kind: str, terms: np.ndarray, exact_of: Any, fmt: Format, acc: Format, order: str
+) -> Accumulation:
     absorbed = absorbed_sum = None
     if order == "sequential":
         value, absorbed, absorbed_sum = _sequential(terms, acc)
@@ -224,9 +225,7 @@ def _accumulate(
         value = _kahan(terms, acc)
     else:
         value = _pairwise(terms, acc)
-    return Accumulation(
-        kind, value, exact, stored, fmt, acc, order, terms.size, absorbed, absorbed_sum
-    )
+    return Accumulation(kind, value, fmt, acc, order, terms.size, absorbed, absorbed_sum, exact_of)
 
 
 def _check(values: Any, fmt: Any, accumulate: Any, order: str) -> tuple[np.ndarray, Format, Format]:
@@ -252,32 +251,15 @@ def sum(
     >>> sum(np.full(10000, 0.1), "bfloat16").value  # a bfloat16 accumulator stalls
     32.0
     """
+    if isinstance(values, np.ndarray) and values.dtype == np.float32 and order == "pairwise":
+        fmt, acc = get_format(fmt), get_format(fmt if accumulate is None else accumulate)
+        if fmt == acc == get_format("float32"):  # values of the format already: no copies
+            x = values.reshape(-1)
+            return _accumulate("sum", x, lambda: (exact_sum(x),) * 2, fmt, acc, order)
     x, fmt, acc = _check(values, fmt, accumulate, order)
     stored = K.round_values(x, fmt)
     terms = K.round_values(stored, acc)  # a narrower accumulator holds its own values only
-    return _accumulate("sum", terms, exact_sum(x), exact_sum(stored), fmt, acc, order)
-
-
-def _exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
-    if not (np.isfinite(a).all() and np.isfinite(b).all()):
-        return None
-    big = np.abs(a) * np.abs(b)
-    with np.errstate(all="ignore"):
-        safe = bool(((big == 0) | ((big > 2.0**-900) & (big < 2.0**900))).all())
-        safe = safe and bool((np.abs(a) < 2.0**900).all() and (np.abs(b) < 2.0**900).all())
-    if not safe:
-        return builtins.sum(
-            (Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a, b, strict=True)),
-            Fraction(0),
-        )
-    product = a * b  # Dekker: a * b = product + error exactly, away from under/overflow
-    split = 134217729.0
-    ah = a * split - (a * split - a)
-    bh = b * split - (b * split - b)
-    al, bl = a - ah, b - bh
-    error = ((ah * bh - product) + ah * bl + al * bh) + al * bl
-    total = exact_sum(np.concatenate([product, error]))
-    return total
+    return _accumulate("sum", terms, lambda: (exact_sum(x), exact_sum(stored)), fmt, acc, order)
 
 
 def dot(
@@ -301,7 +283,8 @@ def dot(
         raise ValueError(f"dot: a has {xa.size} values and b has {xb.size}; expected equal sizes")
     sa, sb = K.round_values(xa, fmt), K.round_values(xb, fmt)
     products = _products(sa, sb, fmt, acc)
-    return _accumulate("dot", products, _exact_dot(xa, xb), _exact_dot(sa, sb), fmt, acc, order)
+    exact_of = lambda: (exact_dot(xa, xb), exact_dot(sa, sb))  # noqa: E731 - computed when read
+    return _accumulate("dot", products, exact_of, fmt, acc, order)
 
 
 def _products(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format) -> np.ndarray:

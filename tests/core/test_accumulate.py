@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.core.accumulate import exact_sum
+from fpexplore.core.exact_sums import exact_sum
 
 
 def _round(x: Fraction, fmt: str) -> Fraction:
