@@ -27,7 +27,7 @@ import sys
 import types
 
 from ._kernels import blocks as _kernel_blocks
-from ._kernels.arith import arith_values, float64_path
+from ._kernels.arith import add_in_float32, arith_values, float64_path
 from ._kernels.blocks import BLOCK, set_threads
 from ._kernels.blocks import _threads as _threads
 from ._kernels.dtypes import _as_float64 as _as_float64
@@ -43,6 +43,7 @@ __all__ = [
     "BLOCK",
     "KIND_CODES",
     "Kind",
+    "add_in_float32",
     "arith_values",
     "classify",
     "code_dtype",

@@ -64,7 +64,8 @@ def _scalar_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) ->
 def _array_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.name == fmt.name and get_format(arr.dtype) == fmt:
-        return arr.astype(np.float64)  # already values of the format: widen exactly
+        with np.errstate(invalid="ignore"):  # ml_dtypes warns when widening a NaN
+            return arr.astype(np.float64)  # already values of the format: widen exactly
     if isinstance(x, FloatParts | str) or arr.dtype.kind in "OUS":
         return np.vectorize(lambda v: _scalar_operand(v, fmt, rounding, overflow).value)(arr)
     mode = "nearest_even" if rounding == "stochastic" else rounding
@@ -83,6 +84,10 @@ def _compute(
     check_rounding(rounding)
     check_overflow(overflow)
     if any(_is_array(x) for x in operands):
+        if rounding == "nearest_even" and overflow is None and len(operands) == 2:
+            fast = K.add_in_float32(op, *operands, fmt)
+            if fast is not None:
+                return fast
         arrays = tuple(_array_operand(x, fmt, rounding, overflow) for x in operands)
         try:
             shape = np.broadcast_shapes(*(a.shape for a in arrays))

@@ -106,7 +106,7 @@ def operation_text(op: Operation) -> str:
     """The steps as plain text (what ``print(op)`` shows)."""
     lines = [_title(op)]
     for label, text in operation_steps(op):
-        wrapped = textwrap.wrap(text, 86, subsequent_indent="  ") or [""]
+        wrapped = textwrap.wrap(text, 86, subsequent_indent="  ") if len(text) > 86 else [text]
         lines.append(f"  {label:<10} {wrapped[0]}")
         lines.extend(f"  {'':<10} {more}" for more in wrapped[1:])
     return "\n".join(lines)

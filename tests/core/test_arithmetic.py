@@ -298,3 +298,29 @@ def test_arrays_broadcast_and_bad_input() -> None:
         fpx.add(1, 2, "float17")
     with pytest.raises(TypeError, match="expected an array of real numbers"):
         fpx.add(np.array([True]), 1.0, "float16")
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float8_e4m3fn", "float6_e2m3fn", "e3m4"])
+def test_scalar_fields_match_the_kernel(name: str) -> None:
+    fmt = fpx.get_format(name)
+    codes = np.arange(fmt.n_codes)
+    sign, exponent, mantissa, kind = K.split_codes(codes.astype(K.code_dtype(fmt)), fmt)
+    step = max(1, fmt.n_codes // 4096)
+    for c in codes[::step]:
+        p = fpx.from_bits(int(c), fmt)
+        assert (p.sign, p.exponent, p.mantissa) == (sign[c], exponent[c], mantissa[c])
+        assert list(fpx.Kind).index(p.kind) == kind[c]
+
+
+def test_float32_shortcut_for_float16_and_bfloat16_arrays() -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    for name, dtype in (("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16)):
+        fmt = fpx.get_format(name)
+        codes = np.random.default_rng(8).integers(0, 1 << 16, (2, 50000)).astype(np.uint16)
+        a, b = (c.view(dtype) for c in codes)
+        for op in ("add", "sub"):
+            fast = getattr(fpx, op)(a, b, name)
+            with np.errstate(invalid="ignore"):  # ml_dtypes warns when widening a NaN
+                wide = (a.astype(np.float64), b.astype(np.float64))
+            slow = K.arith_values(op, wide, fmt)
+            assert _same(fast, slow).all(), (name, op)
