@@ -203,19 +203,28 @@ def add_in_float32(op: str, a: Any, b: Any, fmt: Format) -> np.ndarray | None:
         widen = None  # bfloat16 is float32's top half: widen by a shift
     else:
         return None
+    out = np.empty(a.shape, np.float64)
+    flat_a, flat_b, flat_out = a.reshape(-1), b.reshape(-1), out.reshape(-1)
     with np.errstate(all="ignore"):
-        if widen is not None:
-            x, y = a.astype(widen), b.astype(widen)
-        else:
-            x = (a.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
-            y = (b.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
-        r = np.add(x, y, out=x) if op == "add" else np.subtract(x, y, out=x)
-        if widen is not None:
-            return r.astype(np.float16).astype(np.float64)
-        bits = r.view(np.uint32)
-        nan = np.isnan(r)
-        keep = bits[nan]
-        bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))  # ties to even
-        bits &= np.uint32(0xFFFF0000)
-        bits[nan] = keep
-        return r.astype(np.float64)
+        for start in range(0, flat_a.size, 1 << 16):  # blocks that stay in cache
+            block = slice(start, start + (1 << 16))
+            flat_out[block] = _add_block(op, flat_a[block], flat_b[block], widen)
+    return out
+
+
+def _add_block(op: str, a: np.ndarray, b: np.ndarray, widen: Any) -> np.ndarray:
+    if widen is not None:
+        x, y = a.astype(widen), b.astype(widen)
+    else:
+        x = (a.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+        y = (b.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+    r = np.add(x, y, out=x) if op == "add" else np.subtract(x, y, out=x)
+    if widen is not None:
+        return r.astype(np.float16)
+    bits = r.view(np.uint32)
+    nan = np.isnan(r)
+    keep = bits[nan]
+    bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))  # ties to even
+    bits &= np.uint32(0xFFFF0000)
+    bits[nan] = keep
+    return r

@@ -9,9 +9,9 @@ addition is rounded into the accumulator's format (``accumulate``, by default
     is a fraction of its spacing and may be lost entirely (absorbed). In float16,
     adding ones stalls at :math:`2^{11} = 2048`, where the spacing becomes 2.
 ``pairwise``
-    sums of halves, recursively (numpy's ``np.sum`` does a blocked variant):
-    partial sums meet values of their own size, and the error grows like
-    ``log2(n)`` instead of ``n``.
+    sums of halves, level by level (element ``i`` plus element ``i + n/2``;
+    numpy's ``np.sum`` pairs contiguous blocks instead): partial sums meet
+    values of their own size, and the error grows like ``log2(n)``, not ``n``.
 ``kahan``
     sequential with a compensation term that carries each addition's rounding
     error into the next (Kahan 1965), all in the accumulator's format.
@@ -187,32 +187,36 @@ def _kahan(x: np.ndarray, acc: Format) -> float:
 
 
 def _pairwise(x: np.ndarray, acc: Format) -> float:
-    """Sums of halves, level by level: each level adds neighbours, rounded into acc."""
+    """Sums of halves, level by level: element ``i`` of a level of size ``n`` is
+    added to element ``i + n//2`` (an odd one out moves up as it is), each sum
+    rounded into acc. Every partial sum combines two groups of (nearly) equal
+    size, as in numpy's pairwise sum, and each level is one contiguous add."""
     if x.size == 0:
         return 0.0
     dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
     native = dtype is not None and acc == get_format(acc.name)
     level = x.astype(dtype, copy=False) if native else x  # float16 + float16: safe in float32
-    narrow = acc.mantissa_bits + 1 <= 25  # float64's sum rounded once more is correct
     with np.errstate(all="ignore"):
-        while level.size > 1:
-            n = level.size
-            pair = np.empty((n + 1) // 2, level.dtype)
-            np.add(level[0 : n - 1 : 2], level[1::2], out=pair[: n // 2])
-            if n % 2:  # the odd one out moves up a level (as if added to a zero)
-                pair[-1] = level[-1]
-            if native:
-                level = pair if acc.name != "float16" else pair.astype(np.float16).astype(dtype)
-            else:
-                odd = pair if narrow else _odd_pairs(level)
-                level = K.round_values(odd, acc)
-    return float(level[0])
+        return float(_levels(level, acc, native)[0])
 
 
-def _odd_pairs(level: np.ndarray) -> np.ndarray:
-    n = level.size
-    odd = _round_to_odd_sum(level[0 : n - 1 : 2], level[1::2])
-    return np.append(odd, level[-1]) if n % 2 else odd
+def _levels(level: np.ndarray, acc: Format, native: bool) -> np.ndarray:
+    narrow = acc.mantissa_bits + 1 <= 25  # float64's sum rounded once more is correct
+    while level.size > 1:
+        n, half = level.size, level.size // 2
+        pair = np.empty(n - half, level.dtype)
+        first, second = level[:half], level[half : 2 * half]
+        if native or narrow:
+            np.add(first, second, out=pair[:half])
+        else:
+            pair[:half] = _round_to_odd_sum(first, second)
+        if n % 2:  # the odd one out moves up a level (as if added to a zero)
+            pair[-1] = level[-1]
+        if acc.name == "float16" and native:
+            level = pair.astype(np.float16).astype(level.dtype)
+        else:
+            level = pair if native else K.round_values(pair, acc)
+    return level
 
 
 def _accumulate(

@@ -27,9 +27,9 @@ def _sequential(values, acc):
 def _pairwise(values, acc):
     level = [Fraction(v) for v in values]
     while len(level) > 1:
-        if len(level) % 2:
-            level.append(Fraction(0))
-        level = [_round(a + b, acc) for a, b in zip(level[0::2], level[1::2], strict=True)]
+        half = len(level) // 2
+        pairs = zip(level[:half], level[half : 2 * half], strict=True)
+        level = [_round(a + b, acc) for a, b in pairs] + level[2 * half :]
     return float(level[0]) if level else 0.0
 
 
@@ -90,8 +90,14 @@ def test_float32_pairwise_is_exact_to_the_step() -> None:
     r = fpx.sum(x, "float32", order="pairwise")
     level = x.copy()
     while level.size > 1:
-        level = level[0::2] + level[1::2]
+        level = level[: level.size // 2] + level[level.size // 2 :]
     assert r.value == float(level[0])
+    odd = rng.random(1001).astype(np.float32)
+    level = odd.copy()
+    while level.size > 1:
+        half = level.size // 2
+        level = np.append(level[:half] + level[half : 2 * half], level[2 * half :])
+    assert fpx.sum(odd.astype(np.float64), "float32", order="pairwise").value == float(level[0])
 
 
 def test_exact_sum_and_dot() -> None:
