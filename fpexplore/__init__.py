@@ -17,7 +17,7 @@ from .core.decode import FloatParts, decode, from_bits
 from .core.density import Binade, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .exact import ROUNDING_MODES
-from .formats import FORMATS, Format, format_names, get_format
+from .formats import FORMATS, Format, FormatLike, format_names, get_format
 from .render.comparison import compare, format_table
 
 __version__ = "0.1.0"
@@ -30,6 +30,7 @@ __all__ = [
     "Census",
     "FloatParts",
     "Format",
+    "FormatLike",
     "Kind",
     "RepresentationError",
     "__version__",

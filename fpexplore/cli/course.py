@@ -16,12 +16,16 @@ PosixPath('fp-course/00-index.ipynb')
 from __future__ import annotations
 
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 __all__ = ["CourseNotFoundError", "copy_course", "course_source", "index_notebook"]
 

@@ -26,13 +26,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from .. import codes as K
 from ..codes import Kind
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .density import count_between
 
 __all__ = ["BinadeCount", "Census", "float_census"]
@@ -148,7 +147,7 @@ class Census:
 
 
 def float_census(
-    fmt: Any = "float32",
+    fmt: FormatLike = "float32",
     progress: bool | None = None,
     *,
     start: int = 0,

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..exact import ROUNDING_NAMES, parse_real, ulp_exponent
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .decode import FloatParts, decode
 
 __all__ = ["MODES", "ModeChoice", "RoundingExplanation", "explain_rounding"]
@@ -127,6 +127,7 @@ class RoundingExplanation:
             return [f"special value: {self.result.value!r} ({self.result.hex})"]
         if self.is_exact:
             return [f"exactly representable: {self.below.value!r} ({self.below.hex})"]
+        assert self.position is not None  # set for every finite input that is not exact
         if self.position > 1 or self.below.code == self.above.code:
             largest = f"{self.below.value!r} ({self.below.hex})"
             return [f"beyond the largest finite value, {largest}: it overflows"]
@@ -171,6 +172,7 @@ class RoundingExplanation:
 def _picks(result: FloatParts, ex: RoundingExplanation, nearer_zero: FloatParts) -> str:
     if ex.is_exact:
         return "exact"
+    assert ex.exact is not None and ex.position is not None  # finite and not representable
     if result.code == nearer_zero.code:
         return "above" if ex.exact < 0 else "below"
     if not result.is_finite or ex.position >= 1:
@@ -181,6 +183,7 @@ def _picks(result: FloatParts, ex: RoundingExplanation, nearer_zero: FloatParts)
 def _direction(mode: str, ex: RoundingExplanation) -> tuple[bool, str]:
     """Whether ``mode`` rounds the magnitude away from zero, and why, from the
     dropped bits alone."""
+    assert ex.exact is not None and ex.position is not None  # finite and not representable
     pos, negative = ex.position, ex.exact < 0
     if pos >= 1:
         how = "past the largest finite value by a whole ULP or more"
@@ -216,7 +219,7 @@ def _special_reason(x: Any, result: FloatParts, fmt: Format) -> str:
 
 
 def explain_rounding(
-    x: Any, fmt: Any = "float16", rounding: str = "nearest_even"
+    x: Any, fmt: FormatLike = "float16", rounding: str = "nearest_even"
 ) -> RoundingExplanation:
     """Explain how ``x`` rounds into ``fmt`` under every rounding mode.
 
@@ -256,6 +259,7 @@ def explain_rounding(
     if exact is not None and exact != 0:
         negative = exact < 0
         nearer_zero = above if negative else below
+        assert nearer_zero.exact is not None  # a finite input has finite neighbours
         magnitude = abs(nearer_zero.exact)
         spacing = Fraction(2) ** (
             ulp_exponent(magnitude, fmt) if magnitude else fmt.emin - fmt.mantissa_bits

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from fpexplore import get_format, round_to
+from fpexplore import FormatLike, get_format, round_to
 
 __all__ = [
     "LossScaleLog",
@@ -56,7 +57,7 @@ def _numpy_dtype(fmt: object) -> type | None:
     return dtype.type if dtype.type in (np.float16, np.float32, np.float64) else None
 
 
-def round_values(values: np.ndarray, fmt: object) -> np.ndarray:
+def round_values(values: ArrayLike, fmt: FormatLike) -> np.ndarray:
     """Round float64 ``values`` to ``fmt`` (nearest-even, overflow to inf); float64 out.
 
     float16/32/64 use numpy's own correctly rounded casts; any other format (bfloat16,
@@ -70,9 +71,10 @@ def round_values(values: np.ndarray, fmt: object) -> np.ndarray:
     return np.asarray(round_to(values, fmt), dtype=np.float64)
 
 
-def format_limits(fmt: object) -> dict[str, float]:
+def format_limits(fmt: FormatLike) -> dict[str, float]:
     """``max``, ``smallest_normal``, ``smallest_subnormal`` and ``eps`` of ``fmt``."""
     dtype = _numpy_dtype(fmt)
+    info: object
     if dtype is not None:
         info = np.finfo(dtype)
     else:
@@ -183,7 +185,7 @@ class LossScaleSweep:
 
 
 def loss_scale_sweep(
-    gradients: np.ndarray, scales: Sequence[float] | None = None, fmt: str = "float16"
+    gradients: np.ndarray, scales: Sequence[float] | np.ndarray | None = None, fmt: str = "float16"
 ) -> LossScaleSweep:
     """Run :func:`gradient_underflow` for each scale (default ``2**0 .. 2**40``).
 

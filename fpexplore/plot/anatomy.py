@@ -6,9 +6,11 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from fpexplore.core.decode import FloatParts, decode
+from fpexplore.formats import FormatLike
 from fpexplore.render.html import contrast_text_color
 
 from ._style import FIELD_COLORS, LABEL_SIZE, TITLE_SIZE
@@ -36,7 +38,7 @@ def _formula(parts: FloatParts) -> str:
     return f"{math} = {parts.value!r}"
 
 
-def bits(x: Any, fmt: Any = "float32", ax: Axes | None = None) -> Axes:
+def bits(x: Any, fmt: FormatLike = "float32", ax: Axes | None = None) -> Axes:
     """Draw a value's bits as boxes coloured by field, with sign, exponent and mantissa below.
 
     This is the textbook's figure of pi in float32 (claims 8 and 9): sign 0,
@@ -73,7 +75,8 @@ def bits(x: Any, fmt: Any = "float32", ax: Axes | None = None) -> Axes:
     if ax is None:
         fig_width = min(16.0, max(6.5, 0.34 * n + 2.0))
         _, ax = plt.subplots(figsize=(fig_width, 3.4), layout="constrained")
-    fig_width_in = ax.figure.get_size_inches()[0] * ax.get_position().width
+    fig = ax.figure if isinstance(ax.figure, Figure) else ax.figure.figure  # a subfigure's root
+    fig_width_in = fig.get_size_inches()[0] * ax.get_position().width
     box_points = 72 * fig_width_in / (width + 1)
     bit_size = max(6.0, min(22.0, 0.75 * box_points))
 

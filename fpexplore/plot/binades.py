@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from fpexplore.core.density import binade_table
-from fpexplore.formats import get_format
+from fpexplore.formats import FormatLike, get_format
 
 from ._style import LABEL_SIZE, TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
 
@@ -94,7 +94,7 @@ def spacing(
     return ax
 
 
-def density(fmt: Any, ax: Axes | None = None) -> Axes:
+def density(fmt: FormatLike, ax: Axes | None = None) -> Axes:
     """Values per unit length against magnitude, and values per binade (claim 7).
 
     Values per unit length is one over the gap between neighbours there.

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 
 from fpexplore.core.density import binade_table
 from fpexplore.core.error import representation_error, ulp
-from fpexplore.formats import Format, get_format
+from fpexplore.formats import Format, FormatLike, get_format
 
 from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
 
@@ -43,7 +43,7 @@ def _powers_of_two(lo: float, hi: float, fmt: Format) -> np.ndarray:
     return both[(both >= lo) & (both <= hi)]
 
 
-def _shade_outside(ax: Axes, fmt: Any, lo: float, hi: float) -> None:
+def _shade_outside(ax: Axes, fmt: Format, lo: float, hi: float) -> None:
     """Mark the subnormal range and the overflow range where they meet [lo, hi]."""
     tiny, top = fmt.smallest_normal, fmt.max
     if lo < tiny and hi > -tiny:
@@ -54,7 +54,9 @@ def _shade_outside(ax: Axes, fmt: Any, lo: float, hi: float) -> None:
         ax.axvspan(lo, min(hi, -top), color="0.5", alpha=0.15)
 
 
-def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: int = 2000) -> Axes:
+def relative_error(
+    fmt: FormatLike, lo: float, hi: float, ax: Axes | None = None, n: int = 2000
+) -> Axes:
     """The relative error of rounding ``n`` values in ``[lo, hi]`` into ``fmt`` (claim 10).
 
     Points: ``|round(x) - x| / |x|`` for ``n`` values drawn uniformly from
@@ -124,7 +126,9 @@ def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
     return ax
 
 
-def absolute_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: int = 2000) -> Axes:
+def absolute_error(
+    fmt: FormatLike, lo: float, hi: float, ax: Axes | None = None, n: int = 2000
+) -> Axes:
     """The absolute error of rounding into ``fmt`` grows with magnitude (claim 10), log-log.
 
     Points: ``|round(x) - x|`` for ``n`` values drawn uniformly in log2 ``x``
@@ -245,7 +249,13 @@ def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str
         if overflow := int(np.sum(~finite)):
             notes.append(f"{overflow} overflowed")
         note = f" ({', '.join(notes)})" if notes else ""
-        ax.hist(err[kept], bins=bins, color=format_color(i), alpha=0.55, label=f"{fmt.name}{note}")
+        ax.hist(
+            err[kept],
+            bins=bins.tolist(),
+            color=format_color(i),
+            alpha=0.55,
+            label=f"{fmt.name}{note}",
+        )
         if kind == "rel":
             ax.axvline(
                 fmt.eps / 2,

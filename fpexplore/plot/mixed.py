@@ -127,8 +127,10 @@ def plot_gradient_histogram(
     log_g = np.log2(np.abs(np.asarray(gradients, dtype=np.float64)))
     shift = np.log2(scale)
     bins = np.arange(np.floor(log_g.min()), np.ceil(log_g.max() + shift) + 1)
-    ax.hist(log_g, bins=bins, color=format_color(0), alpha=0.6, label="gradients")
-    ax.hist(log_g + shift, bins=bins, color=GOOD, alpha=0.6, label=f"gradients x 2**{shift:g}")
+    ax.hist(log_g, bins=bins.tolist(), color=format_color(0), alpha=0.6, label="gradients")
+    ax.hist(
+        log_g + shift, bins=bins.tolist(), color=GOOD, alpha=0.6, label=f"gradients x 2**{shift:g}"
+    )
     zero_edge = np.log2(limits["smallest_subnormal"] / 2)
     top_edge = np.log2(limits["max"])
     ax.axvspan(bins[0], zero_edge, color=BAD, alpha=0.12, label=f"rounds to 0 in {fmt}")
@@ -325,7 +327,7 @@ def plot_policy_comparison(
     """
     if ax is None:
         _, ax = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4), layout="constrained")
-    axes = tuple(np.atleast_1d(ax))
+    axes = tuple(np.atleast_1d(np.asarray(ax, dtype=object)))
     names = list(results)
     for panel, (key, label) in zip(axes, metrics, strict=True):
         values = [results[name][key] for name in names]

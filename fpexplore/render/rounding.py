@@ -61,6 +61,7 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
         label = esc(_fmt_value(ex.below))
         parts.append(_tick(mid, y, "#009E73", f"{label} (exact)", bold=True))
         return "".join(parts) + "</svg>"
+    assert ex.exact is not None and ex.position is not None  # a finite input
     negative = ex.exact < 0
     span = right - left
     pos = min(float(ex.position), 1.25)

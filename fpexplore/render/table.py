@@ -94,7 +94,7 @@ class Table:
     """
 
     columns: list[str]
-    rows: list[Sequence[Any]]
+    rows: Sequence[Sequence[Any]]
     title: str | None = None
     notes: list[str] = field(default_factory=list)
     formatters: dict[str, Callable[[Any], str]] = field(default_factory=dict)

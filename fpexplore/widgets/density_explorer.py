@@ -10,7 +10,7 @@ from typing import Any
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
 from ..core.density import count_between
-from ..formats import get_format
+from ..formats import FormatLike, get_format
 from ._common import Panel
 
 __all__ = ["DensityExplorer"]
@@ -47,7 +47,7 @@ class DensityExplorer(Panel):
     ((4.0, 8.0), 9)
     """
 
-    def __init__(self, fmt: Any = "float16", compare: Any = ("bfloat16",)) -> None:
+    def __init__(self, fmt: FormatLike = "float16", compare: Any = ("bfloat16",)) -> None:
         import fpexplore.plot  # noqa: F401 - without matplotlib: an error naming the extra
 
         self.format = get_format(fmt)
@@ -80,7 +80,7 @@ class DensityExplorer(Panel):
         lo, hi = self.window
         return count_between(lo, hi, self.format) + (hi <= self.format.max)
 
-    def set_format(self, fmt: Any) -> None:
+    def set_format(self, fmt: FormatLike) -> None:
         """Show another format (the binade is kept where the format has it)."""
         self.format = get_format(fmt)
         self.zoom = self._default_zoom()

@@ -8,7 +8,7 @@ import ipywidgets as W  # the package's __init__ has already checked it is there
 
 from ..core.decode import FloatParts
 from ..core.rounding_explain import MODES, explain_rounding
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from ..render.text import ROUNDING_NAMES
 from ._common import Panel
 
@@ -47,7 +47,7 @@ class RoundingExplorer(Panel):
     """
 
     def __init__(
-        self, value: Any = "0.1", fmt: Any = "float16", rounding: str = "nearest_even"
+        self, value: Any = "0.1", fmt: FormatLike = "float16", rounding: str = "nearest_even"
     ) -> None:
         self.format, self.rounding = get_format(fmt), rounding
         self.explanation = explain_rounding(value, self.format, rounding)
@@ -78,7 +78,7 @@ class RoundingExplorer(Panel):
         """Explain the typed value; unreadable text sets :attr:`message`, keeps the rest."""
         self._explain(text, self.format, self.rounding)
 
-    def set_format(self, fmt: Any) -> None:
+    def set_format(self, fmt: FormatLike) -> None:
         """Explain the same input in another format."""
         self._explain(self.explanation.input, get_format(fmt), self.rounding)
 
