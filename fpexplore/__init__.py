@@ -14,7 +14,7 @@ from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
-from .core.density import Binade, binade_table, count_between, values_between
+from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, FormatLike, format_names, get_format
@@ -27,6 +27,7 @@ __all__ = [
     "ROUNDING_MODES",
     "ArrayParts",
     "Binade",
+    "BinadeTable",
     "Census",
     "FloatParts",
     "Format",

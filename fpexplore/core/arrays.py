@@ -68,6 +68,20 @@ class ArrayParts:
     def __len__(self) -> int:
         return len(self.code)
 
+    def __str__(self) -> str:
+        """How many values of each kind, and the fields of the first and last ones."""
+        from ..render.summary import arrays_table  # the documented upward import
+
+        return str(arrays_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import arrays_table
+
+        return arrays_table(self)._repr_html_()
+
 
 def decode_array(
     values_or_codes: Any, fmt: FormatLike = "float64", *, codes: bool | None = None

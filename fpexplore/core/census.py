@@ -136,14 +136,19 @@ class Census:
         )
 
     def __str__(self) -> str:
-        rows = self.compare()
-        agree = sum(row.agrees for row in rows)
-        kinds = ", ".join(f"{k} {n:,}" for k, n in self.by_kind().items())
-        return (
-            f"{self.format.name} census of codes [{self.start:#x}, {self.stop:#x}): "
-            f"{self.total:,} codes in {self.seconds:.1f} s ({kinds}); "
-            f"{agree} of {len(rows)} binades agree with count_between"
-        )
+        """What was counted, the counts per kind, and the first and last binades
+        beside the closed form."""
+        from ..render.summary import census_table  # the documented upward import
+
+        return str(census_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import census_table
+
+        return census_table(self)._repr_html_()
 
 
 def float_census(

@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -23,7 +24,7 @@ from .. import codes as K
 from ..exact import ExactReal, parse_real, round_real
 from ..formats import Format, FormatLike, get_format
 
-__all__ = ["Binade", "binade_table", "count_between", "values_between"]
+__all__ = ["Binade", "BinadeTable", "binade_table", "count_between", "values_between"]
 
 
 def _bound(x: Any, name: str) -> ExactReal:
@@ -121,6 +122,25 @@ class Binade:
     kind: str  # "subnormal" or "normal"
 
 
+class BinadeTable(list[Binade]):
+    """The binades of ``format``, smallest first: a list of :class:`Binade` that prints
+    as a short summary (its first and last rows) and shows as an HTML table."""
+
+    def __init__(self, rows: Iterable[Binade], fmt: Format) -> None:
+        super().__init__(rows)
+        self.format = fmt
+
+    def __repr__(self) -> str:
+        from ..render.summary import binades_table  # the documented upward import
+
+        return str(binades_table(self))
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import binades_table
+
+        return binades_table(self)._repr_html_()
+
+
 def _pow2(exponent: int) -> float:
     try:
         return math.ldexp(1.0, exponent)
@@ -128,7 +148,7 @@ def _pow2(exponent: int) -> float:
         return math.inf
 
 
-def binade_table(fmt: FormatLike) -> list[Binade]:
+def binade_table(fmt: FormatLike) -> BinadeTable:
     """Every binade of positive values, smallest first, with its exact count.
 
     In the normal range each holds ``2**mantissa_bits`` values (claim 7). Below
@@ -155,4 +175,4 @@ def binade_table(fmt: FormatLike) -> list[Binade]:
                 kind="subnormal" if exponent < fmt.emin else "normal",
             )
         )
-    return rows
+    return BinadeTable(rows, fmt)

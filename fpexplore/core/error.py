@@ -198,6 +198,20 @@ class RepresentationError:
             out[f"mean_{name}"] = float(data.mean()) if data.size else float("nan")
         return out
 
+    def __str__(self) -> str:
+        """How many values, the largest and mean errors, and the first and last rows."""
+        from ..render.summary import errors_table  # the documented upward import
+
+        return str(errors_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import errors_table
+
+        return errors_table(self)._repr_html_()
+
 
 def representation_error(
     values: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
