@@ -11,6 +11,7 @@ beyond float64 itself.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,10 @@ def _log2(values: Any) -> np.ndarray:
 
 
 def spacing(
-    formats: Any, lo: float | None = None, hi: float | None = None, ax: Axes | None = None
+    formats: FormatLike | Iterable[FormatLike],
+    lo: float | None = None,
+    hi: float | None = None,
+    ax: Axes | None = None,
 ) -> Axes:
     """The gap between neighbouring values (one ULP) against magnitude, on log2 scales.
 

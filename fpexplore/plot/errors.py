@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -195,7 +196,12 @@ def absolute_error(
 _KIND_NAMES = {"rel": "relative", "abs": "absolute", "ulp": "ULP"}
 
 
-def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str = "rel") -> Axes:
+def error_histogram(
+    values: Any,
+    formats: FormatLike | Iterable[FormatLike],
+    ax: Axes | None = None,
+    kind: str = "rel",
+) -> Axes:
     """Histogram of the error of an array of values rounded to each format.
 
     Parameters

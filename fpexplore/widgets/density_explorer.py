@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import ipywidgets as W  # the package's __init__ has already checked it is there
@@ -47,7 +48,9 @@ class DensityExplorer(Panel):
     ((4.0, 8.0), 9)
     """
 
-    def __init__(self, fmt: FormatLike = "float16", compare: Any = ("bfloat16",)) -> None:
+    def __init__(
+        self, fmt: FormatLike = "float16", compare: Iterable[FormatLike] = ("bfloat16",)
+    ) -> None:
         import fpexplore.plot  # noqa: F401 - without matplotlib: an error naming the extra
 
         self.format = get_format(fmt)
