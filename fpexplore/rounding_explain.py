@@ -16,6 +16,8 @@ Examples
 (0, 1, 1)
 >>> ex.choices["nearest_even"].picks, ex.choices["up"].picks
 ('below', 'above')
+>>> ex.probability_above  # stochastic rounding: (x - below) / (above - below)
+Fraction(2, 5)
 """
 
 from __future__ import annotations
@@ -30,10 +32,13 @@ from .exact import parse_real, ulp_exponent
 from .formats import Format, get_format
 from .rounding_render import to_html, to_svg
 
-__all__ = ["MODES", "ModeChoice", "RoundingExplanation", "explain_rounding"]
+__all__ = ["MODES", "STOCHASTIC", "ModeChoice", "RoundingExplanation", "explain_rounding"]
 
 MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down")
 """The deterministic rounding modes, as :func:`fpexplore.decode` names them."""
+
+STOCHASTIC = "stochastic"
+"""Stochastic rounding: ``above`` with probability :attr:`RoundingExplanation.probability_above`."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,9 @@ class RoundingExplanation:
     choices : dict of str to ModeChoice
         One per mode in :data:`MODES`.
     rounding : str
-        The mode of interest; ``result`` is its pick.
+        The mode of interest; ``result`` is its pick. Under ``"stochastic"``, which
+        has no single pick, ``result`` is the likelier neighbour (round to nearest's)
+        and :attr:`probability_above` says how likely each one is.
     """
 
     input: Any
@@ -110,8 +117,31 @@ class RoundingExplanation:
 
     @property
     def result(self) -> FloatParts:
-        """The value the selected rounding mode gives."""
-        return self.choices[self.rounding].result
+        """The value the selected rounding mode gives (see ``rounding``)."""
+        mode = "nearest_even" if self.rounding == STOCHASTIC else self.rounding
+        return self.choices[mode].result
+
+    @property
+    def probability_above(self) -> Fraction | None:
+        """The chance that stochastic rounding picks ``above``, exactly:
+        ``(x - below) / (above - below)``, the distance from the lower neighbour divided
+        by the spacing; ``below`` gets the rest. None when there is nothing to choose
+        (exact input, inf / NaN, or beyond the largest finite value)."""
+        if self.is_exact or not (self.above.is_finite and self.below.is_finite):
+            return None
+        if self.below.code == self.above.code:
+            return None
+        low, high = self.below.exact, self.above.exact
+        return (self.exact - low) / (high - low)
+
+    def _stochastic_line(self) -> str:
+        p = self.probability_above
+        if p is None:
+            return "nothing to choose: as round to nearest"
+        return (
+            f"{self.below.value!r} with probability {1 - p}, {self.above.value!r} with "
+            f"probability {p} = (x - below) / spacing"
+        )
 
     @property
     def is_exact(self) -> bool:
@@ -151,6 +181,8 @@ class RoundingExplanation:
         for mode, choice in self.choices.items():
             mark = "*" if mode == self.rounding else " "
             lines.append(f"{mark} {mode:<13} {choice.result.value!r:<22} {choice.reason}")
+        mark = "*" if self.rounding == STOCHASTIC else " "
+        lines.append(f"{mark} {STOCHASTIC:<13} {self._stochastic_line()}")
         return "\n".join(lines)
 
     def to_svg(self, width: int = 560) -> str:
@@ -223,7 +255,7 @@ def explain_rounding(
         strings: ``"0.1"``).
     fmt : format spec
     rounding : str
-        The mode of interest (see :data:`MODES`).
+        The mode of interest: one of :data:`MODES`, or ``"stochastic"``.
 
     Returns
     -------
@@ -241,10 +273,13 @@ def explain_rounding(
     (True, 2048.0, 'above')
     >>> explain_rounding(70000, "float16").choices["nearest_even"].picks
     'beyond'
+    >>> explain_rounding("2049.5", "float16", "stochastic").probability_above
+    Fraction(3, 4)
     """
     fmt = get_format(fmt)
-    if rounding not in MODES:
-        raise ValueError(f"rounding must be one of {', '.join(MODES)}, got {rounding!r}")
+    if rounding not in (*MODES, STOCHASTIC):
+        expected = ", ".join((*MODES, STOCHASTIC))
+        raise ValueError(f"rounding must be one of {expected}, got {rounding!r}")
     results = {mode: decode(x, fmt, rounding=mode) for mode in MODES}
     below, above = results["down"], results["up"]
     exact = results["nearest_even"].input_exact
