@@ -348,3 +348,19 @@ def test_cli(tmp_path, capsys):
     assert capsys.readouterr().out.split() == list(FIGURES)
     with pytest.raises(SystemExit):
         main([])
+
+
+def test_relative_error_in_the_subnormal_range_reads_on_its_own():
+    f16 = get_format("float16")
+    normal = fpplot.relative_error("float16", 1e-2, 6e4)
+    ax = fpplot.relative_error("float16", 1e-8, 1e-2)
+    assert ax.get_yscale() == "log" and normal.get_yscale() == "linear"
+    assert "subnormal" in ax.get_title() and ax.get_title() != normal.get_title()
+    bottom, top = ax.get_ylim()
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    half_eps = lines["eps/2"].get_ydata()[0]
+    assert half_eps == f16.eps / 2 and bottom < half_eps / 1.5 and half_eps < top
+    bound = np.asarray(lines["bound"].get_ydata())
+    assert bound.max() > 1 and bound.max() <= top  # the bound is drawn whole
+    points = np.asarray(lines["relative error"].get_ydata())
+    assert points.max() <= top and points[points > 0].min() >= bottom
