@@ -124,6 +124,7 @@ def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
         top = max(half_eps, float(np.max(bound, initial=0)), float(np.max(positive, initial=0)))
         ax.set_ylim(min(half_eps, float(np.min(positive, initial=half_eps))) / 2, 2 * top)
         title = f"Relative error in {fmt.name} near zero: subnormals exceed eps/2"
+    else:
         ax.set_ylim(0, max(1.25 * half_eps, 1.05 * float(np.max(rel[shown], initial=0))))
     label_axes(ax, title, "x (the value rounded)", "relative error |round(x) − x| / |x|")
     ax.legend(fontsize=TEXT_SIZE, loc="upper right", framealpha=0.9)
