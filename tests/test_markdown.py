@@ -34,10 +34,11 @@ _CODE_OR_MATH = re.compile(
     r"|(?P<math>\$\$.+?\$\$|(?<![\\$])\$[^$\n]+?\$)",
     re.DOTALL,
 )
-# An operator between two operands, as in "2**N + 1", "x = 2^3", "-2 - 1", "a/b".
+# An operator between two operands, as in "2**N + 1", "x = 2^3", "-2 - 1", "a/b". A hyphen
+# between digits without spaces ("IEEE 754-2019", "notebooks 01-03") is not a minus.
 _OPERATION = re.compile(
     r"[\w)]\s*(?:[+×*/^=<>≤≥]|\*\*)\s*[\w(]"
-    r"|\d\s*[-−]\s*\d|\s[-−]\s\d"
+    r"|\d\s+-\s*\d|\d\s*−\s*\d|\s[-−]\s\d"
 )
 
 
@@ -182,6 +183,8 @@ def test_links_to_notebooks_resolve(path: Path):
         "the product a*b*c",
         "**2 + 2 = 4** is bold arithmetic",
         "*x - 1 < 2*",
+        "**the range 2 - 1**",
+        "*from 3 − 1*",
     ],
 )
 def test_the_defects_are_caught(text: str):
@@ -199,6 +202,7 @@ def test_the_defects_are_caught(text: str):
         "$$\\frac{a*b}{c*d}$$",
         "| a | b |\n| --- | --- |\n| $2^{10}$ | **bold** |",
         "a snake_case_name and __init__",
+        "**IEEE 754-2019**: the standard; **notebooks 01-03** first",
     ],
 )
 def test_prose_passes(text: str):
