@@ -134,13 +134,22 @@ class RoundingExplanation:
         low, high = self.below.exact, self.above.exact
         return (self.exact - low) / (high - low)
 
-    def _stochastic_line(self) -> str:
+    def _chance_text(self, above: bool) -> str:
+        """The probability of picking ``above`` (or ``below``) as a short fraction, or a
+        decimal when the fraction is too long to read."""
         p = self.probability_above
         if p is None:
+            return ""
+        chance = p if above else 1 - p
+        return str(chance) if chance.denominator < 10**9 else f"{float(chance):.6g}"
+
+    def _stochastic_line(self) -> str:
+        if self.probability_above is None:
             return "nothing to choose: as round to nearest"
         return (
-            f"{self.below.value!r} with probability {1 - p}, {self.above.value!r} with "
-            f"probability {p} = (x - below) / spacing"
+            f"{self.below.value!r} with probability {self._chance_text(False)}, "
+            f"{self.above.value!r} with probability {self._chance_text(True)} "
+            "= (x - below) / spacing"
         )
 
     @property

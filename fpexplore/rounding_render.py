@@ -79,8 +79,8 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
         chosen = picked.picks == where
         label = esc(_fmt_value(parts_)) if parts_.is_finite else esc(repr(parts_.value))
         if p_above is not None:  # stochastic: each neighbour with its probability
-            chance = p_above if where == "above" else 1 - p_above
-            chosen, label = chance > 0, f"{label} (p = {chance})"
+            chance = ex._chance_text(where == "above")
+            chosen, label = True, f"{label} (p = {esc(chance)})"
         parts.append(_tick(px, y, "#D55E00" if chosen else "currentColor", label, bold=chosen))
     half = (left + right) / 2
     parts.append(
