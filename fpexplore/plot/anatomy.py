@@ -18,6 +18,7 @@ from ._style import FIELD_COLORS, LABEL_SIZE, TITLE_SIZE
 __all__ = ["bits"]
 
 _GAP = 0.35  # space between fields, in box widths
+_DIFFERS = "#000000"  # outline of the bits that differ from compare_to
 
 
 def _formula(parts: FloatParts) -> str:
@@ -38,7 +39,18 @@ def _formula(parts: FloatParts) -> str:
     return f"{math} = {parts.value!r}"
 
 
-def bits(x: Any, fmt: FormatLike = "float32", ax: Axes | None = None) -> Axes:
+def _as_parts(x: Any, fmt: FormatLike) -> FloatParts:
+    return x if isinstance(x, FloatParts) else decode(x, fmt)
+
+
+def bits(
+    x: Any,
+    fmt: FormatLike = "float32",
+    ax: Axes | None = None,
+    *,
+    label: str | None = None,
+    compare_to: Any = None,
+) -> Axes:
     """Draw a value's bits as boxes coloured by field, with sign, exponent and mantissa below.
 
     This is the textbook's figure of pi in float32 (claims 8 and 9): sign 0,
@@ -54,12 +66,20 @@ def bits(x: Any, fmt: FormatLike = "float32", ax: Axes | None = None) -> Axes:
         Used only when ``x`` is not already a FloatParts.
     ax : matplotlib Axes, optional
         Drawn on when given; otherwise a new figure sized to the format.
+    label : str, optional
+        What ``x`` stands for, e.g. ``"pi"``: the title then reads "pi in float32:
+        stored as 3.1415927410125732, ...", naming the number meant, not only the
+        value stored.
+    compare_to : FloatParts or number, optional
+        Another value of the same format (a number is rounded into it): the bits in
+        which the two codes differ get a thick outline, and the title says how many.
 
     Returns
     -------
     matplotlib.axes.Axes
         One Rectangle patch per bit (in ``ax.patches``, most significant
-        first); the fields' integers are text objects of their own.
+        first); the fields' integers are text objects of their own. With
+        ``compare_to``, the patches of the differing bits have gid ``"differs"``.
 
     Examples
     --------
@@ -67,9 +87,22 @@ def bits(x: Any, fmt: FormatLike = "float32", ax: Axes | None = None) -> Axes:
     >>> ax = bits(from_bits(0x40490FDB, "float32"))
     >>> len(ax.patches), "4788187" in [t.get_text() for t in ax.texts]
     (32, True)
+    >>> import math
+    >>> ax = bits(math.pi, label="pi", compare_to=3.14159)
+    >>> ax.get_title().startswith("pi in float32")
+    True
+    >>> sum(patch.get_gid() == "differs" for patch in ax.patches)
+    3
     """
-    parts = x if isinstance(x, FloatParts) else decode(x, fmt)
+    parts = _as_parts(x, fmt)
     fmt = parts.format
+    other = None if compare_to is None else _as_parts(compare_to, fmt)
+    if other is not None and other.format != fmt:
+        raise ValueError(
+            f"compare_to must be a value of {fmt.name}, the format drawn; got one of "
+            f"{other.format.name}"
+        )
+    differs = [] if other is None else [a != b for a, b in zip(parts.bits, other.bits, strict=True)]
     n = fmt.bits
     width = 1 + 2 * _GAP + n
     if ax is None:
@@ -94,11 +127,12 @@ def bits(x: Any, fmt: FormatLike = "float32", ax: Axes | None = None) -> Axes:
         text_color = contrast_text_color(color)
         for i in range(count):
             bit = parts.bits[position + i]
-            ax.add_patch(
-                Rectangle(
-                    (left + i, 0), 1, 1, facecolor=color, edgecolor="white", lw=1.5, label=field
-                )
+            box = Rectangle(
+                (left + i, 0), 1, 1, facecolor=color, edgecolor="white", lw=1.5, label=field
             )
+            if differs and differs[position + i]:
+                box.set(edgecolor=_DIFFERS, lw=4, gid="differs", zorder=3)
+            ax.add_patch(box)
             ax.text(
                 left + i + 0.5,
                 0.5,
@@ -130,8 +164,11 @@ def bits(x: Any, fmt: FormatLike = "float32", ax: Axes | None = None) -> Axes:
     ax.set_xlim(-0.5, width)
     ax.set_ylim(-2.05, 1.1)
     ax.set_axis_off()
-    ax.set_title(
-        f"{parts.value!r} in {fmt.name}: bits {parts.hex} ({parts.kind.value})",
-        fontsize=TITLE_SIZE,
-    )
+    title = f"{parts.value!r} in {fmt.name}: bits {parts.hex} ({parts.kind.value})"
+    if label is not None:
+        title = f"{label} in {fmt.name}: stored as {parts.value!r}, bits {parts.hex}"
+    if other is not None:
+        n = sum(differs)
+        title += f"\n{n} bit{'s' if n != 1 else ''} (outlined) differ from {other.hex}"
+    ax.set_title(title, fontsize=TITLE_SIZE)
     return ax

@@ -66,7 +66,9 @@ def relative_error(
     possible value, ``(ulp/2)/|x|``, a sawtooth that jumps back up at each
     power of two. Dashed line: its maximum, ``eps/2``, the bound that holds
     everywhere in the normal range; in the subnormal range (shaded) the
-    relative error can exceed it.
+    relative error can exceed it. A window that reaches below the smallest
+    normal number gets a log y axis, so that eps/2 and the bound, which grows to
+    well above 1 there, both stay in view, and a title of its own.
 
     Returns
     -------
@@ -79,6 +81,8 @@ def relative_error(
     >>> ax = relative_error("float8_e4m3fn", 1, 16)
     >>> [line.get_gid() for line in ax.get_lines()]
     ['relative error', 'bound', 'eps/2']
+    >>> relative_error("float16", 1e-8, 1e-2).get_yscale()
+    'log'
     """
     fmt = get_format(fmt)
     lo, hi = float(lo), float(hi)
@@ -116,13 +120,16 @@ def relative_error(
     if log_x:
         ax.set_xscale("log", base=2)
     ax.set_xlim(lo, hi)
-    ax.set_ylim(0, max(1.25 * half_eps, 1.05 * float(np.max(rel[shown], initial=0))))
-    label_axes(
-        ax,
-        f"Relative error of rounding to {fmt.name}: below eps/2 in the normal range",
-        "x (the value rounded)",
-        "relative error |round(x) − x| / |x|",
-    )
+    title = f"Relative error of rounding to {fmt.name}: below eps/2 in the normal range"
+    if 0 < lo < fmt.smallest_normal:  # subnormals: the error climbs far above eps/2
+        ax.set_yscale("log")
+        positive = rel[shown][rel[shown] > 0]
+        top = max(half_eps, float(np.max(bound, initial=0)), float(np.max(positive, initial=0)))
+        ax.set_ylim(min(half_eps, float(np.min(positive, initial=half_eps))) / 2, 2 * top)
+        title = f"Relative error in {fmt.name} near zero: subnormals exceed eps/2"
+    else:
+        ax.set_ylim(0, max(1.25 * half_eps, 1.05 * float(np.max(rel[shown], initial=0))))
+    label_axes(ax, title, "x (the value rounded)", "relative error |round(x) − x| / |x|")
     ax.legend(fontsize=TEXT_SIZE, loc="upper right", framealpha=0.9)
     return ax
 

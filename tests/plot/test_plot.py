@@ -63,6 +63,26 @@ def test_bits_pi_float32_is_the_book_figure():
     assert "0x40490FDB" in ax.get_title()
 
 
+def test_bits_label_and_the_bits_that_differ():
+    book, card = from_bits(0x40490FDB, "float32"), from_bits(0x40490FD0, "float32")
+    ax = fpplot.bits(book, label="pi", compare_to=card)
+    title = ax.get_title()
+    assert title.startswith("pi in float32: stored as 3.1415927410125732, bits 0x40490FDB")
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    marked = [i for i, box in enumerate(boxes) if box.get_gid() == "differs"]
+    xor = format(0x40490FDB ^ 0x40490FD0, "032b")
+    assert marked == [i for i, bit in enumerate(xor) if bit == "1"]
+    assert f"{len(marked)} bits (outlined) differ from 0x40490FD0" in title
+    other = fpplot.bits(3.14159, "float32", label="3.14159", compare_to=book)
+    assert other.get_title().startswith("3.14159 in float32: stored as 3.141590118408203")
+    assert [b.get_gid() for b in other.patches] == [b.get_gid() for b in boxes]
+    same = fpplot.bits(1.0, "float16", compare_to=1.0)
+    assert "0 bits (outlined) differ" in same.get_title()
+    assert not any(b.get_gid() == "differs" for b in same.patches)
+    with pytest.raises(ValueError, match="compare_to must be a value of float16"):
+        fpplot.bits(1.0, "float16", compare_to=from_bits(0, "float32"))
+
+
 def test_bits_rounds_a_number_into_the_format():
     ax = fpplot.bits(3.14159, "float32")
     assert "4788176" in [t.get_text() for t in ax.texts]
@@ -328,3 +348,19 @@ def test_cli(tmp_path, capsys):
     assert capsys.readouterr().out.split() == list(FIGURES)
     with pytest.raises(SystemExit):
         main([])
+
+
+def test_relative_error_in_the_subnormal_range_reads_on_its_own():
+    f16 = get_format("float16")
+    normal = fpplot.relative_error("float16", 1e-2, 6e4)
+    ax = fpplot.relative_error("float16", 1e-8, 1e-2)
+    assert ax.get_yscale() == "log" and normal.get_yscale() == "linear"
+    assert "subnormal" in ax.get_title() and ax.get_title() != normal.get_title()
+    bottom, top = ax.get_ylim()
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    half_eps = lines["eps/2"].get_ydata()[0]
+    assert half_eps == f16.eps / 2 and bottom < half_eps / 1.5 and half_eps < top
+    bound = np.asarray(lines["bound"].get_ydata())
+    assert bound.max() > 1 and bound.max() <= top  # the bound is drawn whole
+    points = np.asarray(lines["relative error"].get_ydata())
+    assert points.max() <= top and points[points > 0].min() >= bottom
