@@ -97,3 +97,33 @@ def test_downstream_code_sees_the_types(tmp_path: Path) -> None:
     result = _mypy(*args, cwd=tmp_path, path=bare)
     assert "import-untyped" in result.stdout, result.stdout
     assert 'Revealed type is "Any"' in result.stdout, result.stdout
+
+
+def test_bias_is_an_int_once_constructed() -> None:
+    """``Format.bias`` is declared int: the constructor's None becomes the IEEE bias."""
+    import dataclasses
+    import typing
+
+    import fpexplore as fpx
+
+    assert typing.get_type_hints(fpx.Format)["bias"] is int
+    assert fpx.Format("e5m10", 5, 10).bias == fpx.Format("e5m10", 5, 10, None).bias == 15
+    assert fpx.Format("x", 4, 3, 8, "fn").bias == 8
+    assert dataclasses.replace(fpx.get_format("float16"), bias=14).bias == 14
+    with pytest.raises(TypeError, match="bias must be an int"):
+        fpx.Format("x", 5, 10, 1.5)  # type: ignore[arg-type]  # a type checker refuses it too
+
+
+@pytest.mark.parametrize("name", ["round_to", "ulp", "next_up", "next_down"])
+def test_overloads_say_what_comes_back(name: str) -> None:
+    """A numpy.float64 for a scalar, a float64 array for a list or an array."""
+    import numpy as np
+
+    import fpexplore as fpx
+
+    func = getattr(fpx, name)
+    for scalar in (1.0, 3, np.float32(0.1), np.int64(7)):
+        assert type(func(scalar, "bfloat16")) is np.float64
+    for array in ([1.0, 2.0], (1.0,), np.ones((2, 2), np.float32)):
+        result = func(array, "bfloat16")
+        assert isinstance(result, np.ndarray) and result.dtype == np.float64
