@@ -94,7 +94,12 @@ def test_downstream_code_sees_the_types(tmp_path: Path) -> None:
     bare = tmp_path / "bare"
     shutil.copytree(ROOT / "fpexplore", bare / "fpexplore", ignore=shutil.ignore_patterns("*.pyc"))
     (bare / "fpexplore" / "py.typed").unlink()
-    result = _mypy(*args, cwd=tmp_path, path=bare)
+    # An interpreter that sees only the bare copy: without site-packages, so that the
+    # typed fpexplore of an editable install cannot stand in for it.
+    python = tmp_path / "python-no-site"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    python.chmod(0o755)
+    result = _mypy("--python-executable", str(python), *args, cwd=tmp_path, path=bare)
     assert "import-untyped" in result.stdout, result.stdout
     assert 'Revealed type is "Any"' in result.stdout, result.stdout
 
