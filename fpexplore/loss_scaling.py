@@ -181,6 +181,24 @@ class LossScaleSweep:
     fraction_subnormal: np.ndarray
     fraction_overflow: np.ndarray
 
+    def window(self, tolerance: float = 1e-3) -> tuple[float, float] | None:
+        """The smallest and largest scale that overflow nothing and zero at most ``tolerance``.
+
+        Any overflow makes Keras skip the step, so none is allowed; underflow only loses
+        the gradients it zeroes, so a small ``tolerance`` (a fraction) is. None when no
+        scale qualifies.
+
+        Examples
+        --------
+        >>> sweep = loss_scale_sweep(sample_gradients(10_000), scales=2.0 ** np.arange(0, 41))
+        >>> [float(np.log2(s)) for s in sweep.window()]
+        [11.0, 18.0]
+        """
+        if not 0 <= tolerance < 1:
+            raise ValueError(f"tolerance must be a fraction in [0, 1), got {tolerance!r}")
+        usable = self.scale[(self.fraction_overflow == 0) & (self.fraction_zero <= tolerance)]
+        return (float(usable.min()), float(usable.max())) if usable.size else None
+
 
 def loss_scale_sweep(
     gradients: np.ndarray, scales: Sequence[float] | None = None, fmt: str = "float16"
