@@ -91,7 +91,7 @@ def test_loss_scale_sweep_marks_the_usable_window():
     x = [span.get_x(), span.get_x() + span.get_width()]  # a Rectangle in axes-x units
     assert (min(x), max(x)) == (np.log2(lo) - 0.5, np.log2(hi) + 0.5)
     assert f"2**{np.log2(lo):g} to 2**{np.log2(hi):g}" in span.get_label()
-    assert _line(ax, "0.1%").get_ydata()[0] == pytest.approx(0.1)
+    assert _line(ax, "tolerance: 0.1%").get_ydata()[0] == pytest.approx(0.1)
     none = mixed.loss_scale_sweep(mixed.sample_gradients(1000), scales=[1.0, 2.0**40])
     ax = plot_mixed.plot_loss_scale_sweep(none)
     assert not [p for p in ax.patches if p.get_gid() == "usable window"]

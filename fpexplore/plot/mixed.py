@@ -177,7 +177,13 @@ def plot_loss_scale_sweep(
             gid="usable window",
             label=f"usable: none overflow, <= {100 * tolerance:g}% zeroed (2**{lo:g} to 2**{hi:g})",
         )
-    ax.axhline(100 * tolerance, color="0.4", ls=":", lw=1.5, label=f"{100 * tolerance:g}%")
+    ax.axhline(
+        100 * tolerance,
+        color="0.4",
+        ls=":",
+        lw=1.5,
+        label=f"tolerance: {100 * tolerance:g}% zeroed",
+    )
     label_axes(
         ax,
         f"Which loss scale keeps gradients in {sweep.fmt}?",
