@@ -11,6 +11,9 @@ by S again before the optimizer uses them. Keras does this automatically under t
 
 bfloat16 has float32's exponent range, so the ``"mixed_bfloat16"`` policy needs no
 loss scaling.
+
+Longer than 300 lines because the static sweep, its usable window and the dynamic
+scaler are one story (one job: loss scaling) told with result records.
 """
 
 from __future__ import annotations
@@ -182,6 +185,24 @@ class LossScaleSweep:
     fraction_zero: np.ndarray
     fraction_subnormal: np.ndarray
     fraction_overflow: np.ndarray
+
+    def window(self, tolerance: float = 1e-3) -> tuple[float, float] | None:
+        """The smallest and largest scale that overflow nothing and zero at most ``tolerance``.
+
+        Any overflow makes Keras skip the step, so none is allowed; underflow only loses
+        the gradients it zeroes, so a small ``tolerance`` (a fraction) is. None when no
+        scale qualifies.
+
+        Examples
+        --------
+        >>> sweep = loss_scale_sweep(sample_gradients(10_000), scales=2.0 ** np.arange(0, 41))
+        >>> [float(np.log2(s)) for s in sweep.window()]
+        [11.0, 18.0]
+        """
+        if not 0 <= tolerance < 1:
+            raise ValueError(f"tolerance must be a fraction in [0, 1), got {tolerance!r}")
+        usable = self.scale[(self.fraction_overflow == 0) & (self.fraction_zero <= tolerance)]
+        return (float(usable.min()), float(usable.max())) if usable.size else None
 
 
 def loss_scale_sweep(

@@ -159,7 +159,7 @@ def density(fmt: FormatLike, ax: Axes | None = None) -> Axes:
         twin.annotate(
             "subnormals:\n1, 2, 4, ... values per binade",
             xy=(edges[0], 0),
-            xytext=(0.02, 0.55),
+            xytext=(0.3, 0.06),  # the empty corner below the density staircase
             textcoords="axes fraction",
             fontsize=TEXT_SIZE,
             color="#D55E00",
@@ -174,9 +174,10 @@ def density(fmt: FormatLike, ax: Axes | None = None) -> Axes:
     twin.annotate(
         top_note,
         xy=(edges[-1], counts[-1]),
-        xytext=(0.98, 0.35),
+        xytext=(0.93, 0.6),  # between the count line above and the density line below
         textcoords="axes fraction",
         ha="right",
+        va="center",
         fontsize=TEXT_SIZE,
         arrowprops={"arrowstyle": "->", "color": "0.3"},
         bbox=_NOTE_BOX,
