@@ -86,4 +86,4 @@ def operation_table(ops: list[Operation]) -> Table:
         for op in ops
     ]
     title = f"{ops[0].expression} ({ops[0].rounding})"
-    return Table(("format", "result", "bits", "rel error", "flags"), rows, title=title)
+    return Table(["format", "result", "bits", "rel error", "flags"], rows, title=title)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -81,11 +82,13 @@ class Accumulation:
     n: int
     absorbed_at: int | None = None
     absorbed_sum: float | None = None
-    _exact_of: Any = field(default=None, repr=False)  # computes (exact, stored_exact)
+    _exact_of: Callable[[], tuple[Fraction | None, Fraction | None]] | None = field(
+        default=None, repr=False
+    )  # computes (exact, stored_exact) when first read
 
     @cached_property
     def _exact_pair(self) -> tuple[Fraction | None, Fraction | None]:
-        return self._exact_of()
+        return (None, None) if self._exact_of is None else self._exact_of()
 
     @property
     def exact(self) -> Fraction | None:
@@ -159,7 +162,7 @@ def _add(acc: Format) -> Any:
         err = (s - (t - v)) + (x - v)
         if err and not int(np.float64(t).view(np.uint64)) & 1:
             t = math.nextafter(t, math.inf if err > 0 else -math.inf)
-        return rnd(t)
+        return float(rnd(t))
 
     return add
 

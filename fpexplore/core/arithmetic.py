@@ -67,7 +67,8 @@ def _array_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> 
         with np.errstate(invalid="ignore"):  # ml_dtypes warns when widening a NaN
             return arr.astype(np.float64)  # already values of the format: widen exactly
     if isinstance(x, FloatParts | str) or arr.dtype.kind in "OUS":
-        return np.vectorize(lambda v: _scalar_operand(v, fmt, rounding, overflow).value)(arr)
+        values = [_scalar_operand(v, fmt, rounding, overflow).value for v in arr.reshape(-1)]
+        return np.array(values, np.float64).reshape(arr.shape)
     mode = "nearest_even" if rounding == "stochastic" else rounding
     return K.round_values(arr, fmt, mode, overflow=overflow)
 

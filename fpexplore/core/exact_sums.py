@@ -28,7 +28,7 @@ def exact_sum(values: np.ndarray) -> Fraction | None:
     high, low = integer >> 26, integer & ((1 << 26) - 1)
     total = 0
     for part, scale in ((high, 26), (low, 0)):
-        sums = np.bincount(shift, weights=part.astype(np.float64)) if x.size else []
+        sums = np.bincount(shift, weights=part.astype(np.float64), minlength=1)
         for e in np.flatnonzero(sums):
             total += int(sums[e]) << (int(e) + scale)
     return Fraction(total, 1 << 1074)

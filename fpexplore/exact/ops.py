@@ -89,15 +89,17 @@ def _nan(fmt: Format, source: tuple[int, ExactReal] | None, why: str) -> int:
             f"{why} is an invalid operation, and {fmt.name} has no NaN to return; "
             "its results are finite numbers only"
         )
+    nan_code = fmt.nan_code
+    assert nan_code is not None
     if source is None or fmt.nan_encoding == "fn":
         sign = source[1].sign if source is not None else 0
-        return fmt.nan_code | (fmt.sign_mask if sign else 0)
+        return nan_code | (fmt.sign_mask if sign else 0)
     return source[0] | (1 << (fmt.mantissa_bits - 1))
 
 
 def _infinity(fmt: Format, sign: int, overflow: str | None) -> int:
     """An exact infinite result (x/0, inf + 1...) stored in ``fmt``."""
-    if fmt.has_infinity:
+    if fmt.inf_code is not None:
         return fmt.inf_code | (fmt.sign_mask if sign else 0)
     return overflow_code(fmt, sign, "nearest_even", overflow)
 
@@ -234,7 +236,7 @@ def exact_op(
     result = _special_case(op, xs, fmt, rounding, overflow)
     if result is not None:
         return result
-    values = [x.value for x in xs]
+    values = [x.value if x.value is not None else Fraction(0) for x in xs]  # all finite here
     approximate = False
     if op == "add":
         exact = values[0] + values[1]
@@ -247,7 +249,7 @@ def exact_op(
         exact, approximate = _sqrt(values[0], fmt) if values[0] else (Fraction(0), False)
         zero_sign = xs[0].sign
     else:  # fma
-        product = ExactReal(xs[0].sign ^ xs[1].sign, xs[0].magnitude * xs[1].magnitude)
+        product = ExactReal(xs[0].sign ^ xs[1].sign, values[0] * values[1])
         exact = values[0] * values[1] + values[2]
         zero_sign = _zero_sum_sign(product, xs[2], rounding)
     if exact == 0:

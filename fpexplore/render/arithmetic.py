@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import html
 import textwrap
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..core.rounding_explain import explain_rounding
@@ -85,7 +86,11 @@ def operation_steps(op: Operation) -> list[tuple[str, str]]:
         steps.extend(round_lines(op))
     r = op.parts
     if r.is_finite and r.exact != 0:
-        written = sci(r.exact, lead_exponent(r), op.format.mantissa_bits)
+        written = sci(
+            r.exact if r.exact is not None else Fraction(0),
+            lead_exponent(r),
+            op.format.mantissa_bits,
+        )
         steps.append(("result", f"= {written} = {r.value!r}   ({r.hex})"))
     else:
         steps.append(("result", f"= {r.value!r}   ({r.hex})"))

@@ -27,6 +27,12 @@ NAMES = "abc"
 _LIMIT = 72  # longest binary string shown in full
 
 
+def _x(value: Fraction | None) -> Fraction:
+    """A finite exact value (the steps are only shown for finite ones)."""
+    assert value is not None
+    return value
+
+
 def log2_floor(x: Fraction) -> int:
     p, q = x.numerator, x.denominator
     e = p.bit_length() - q.bit_length()
@@ -57,7 +63,7 @@ def sci(x: Fraction, exponent: int, frac_bits: int | None = None, sign: bool = T
 def lead_exponent(p: FloatParts) -> int:
     """The exponent written in scientific notation: the leading bit's (the
     format's least exponent for subnormals, which are written 0.xxx)."""
-    return log2_floor(abs(p.exact)) if p.kind.value == "normal" else p.format.emin
+    return log2_floor(abs(_x(p.exact))) if p.kind.value == "normal" else p.format.emin
 
 
 def operand_lines(op: Operation) -> list[tuple[str, str]]:
@@ -73,7 +79,7 @@ def operand_lines(op: Operation) -> list[tuple[str, str]]:
                 )
             )
         if p.is_finite and p.exact != 0:
-            written = sci(p.exact, lead_exponent(p), op.format.mantissa_bits)
+            written = sci(_x(p.exact), lead_exponent(p), op.format.mantissa_bits)
             label = "" if steps and steps[-1][0] == name else name
             steps.append((label, f"= {written}   ({p.value!r}, {p.hex})"))
         else:
@@ -86,7 +92,7 @@ def compute_lines(op: Operation) -> list[tuple[str, str]]:
     """The exact computation, in binary, for finite nonzero operands."""
     ps, m = op.operands, op.format.mantissa_bits
     if op.op in ("add", "sub"):
-        a, b = ps[0].exact, ps[1].exact if op.op == "add" else -ps[1].exact
+        a, b = _x(ps[0].exact), _x(ps[1].exact) if op.op == "add" else -_x(ps[1].exact)
         ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
         small = "b" if ea >= eb else "a"
         shift = abs(ea - eb)
@@ -114,30 +120,30 @@ def compute_lines(op: Operation) -> list[tuple[str, str]]:
         return steps
     if op.op == "mul":
         ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
-        sa = ps[0].exact / Fraction(2) ** ea
-        sb = ps[1].exact / Fraction(2) ** eb
+        sa = _x(ps[0].exact) / Fraction(2) ** ea
+        sb = _x(ps[1].exact) / Fraction(2) ** eb
         return [
             (
                 "multiply",
                 f"significands {binary(sa, 0)} x {binary(sb, 0)} = {binary(sa * sb, 0)}",
             ),
-            ("", f"exponents {ea} + {eb} = {ea + eb}; sign {'-' if op.exact < 0 else '+'}"),
+            ("", f"exponents {ea} + {eb} = {ea + eb}; sign {'-' if _x(op.exact) < 0 else '+'}"),
         ]
     if op.op == "div":
         ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
-        sa, sb = ps[0].exact / Fraction(2) ** ea, ps[1].exact / Fraction(2) ** eb
+        sa, sb = _x(ps[0].exact) / Fraction(2) ** ea, _x(ps[1].exact) / Fraction(2) ** eb
         q = abs(sa / sb)
         shown = binary(q, 0, m + 4) if q.denominator & (q.denominator - 1) else binary(q, 0)
         return [
             ("divide", f"significands {binary(sa, 0)} / {binary(sb, 0)} = {shown}"),
-            ("", f"exponents {ea} - {eb} = {ea - eb}; sign {'-' if op.exact < 0 else '+'}"),
+            ("", f"exponents {ea} - {eb} = {ea - eb}; sign {'-' if _x(op.exact) < 0 else '+'}"),
         ]
     if op.op == "sqrt":
         e = lead_exponent(ps[0])
         odd = e % 2
-        s = ps[0].exact / Fraction(2) ** (e - odd)
+        s = _x(ps[0].exact) / Fraction(2) ** (e - odd)
         note = f"the exponent {e} is odd: write it as {binary(s, 0)} x 2^{e - odd}; " if odd else ""
-        root = f"{binary(op.exact, (e - odd) // 2, m + 4)}"
+        root = f"{binary(_x(op.exact), (e - odd) // 2, m + 4)}"
         return [
             (
                 "root",
@@ -145,18 +151,19 @@ def compute_lines(op: Operation) -> list[tuple[str, str]]:
             )
         ]
     # fma
-    product = ps[0].exact * ps[1].exact
+    product = _x(ps[0].exact) * _x(ps[1].exact)
     return [
         ("multiply", f"a x b = {sci(product, log2_floor(abs(product)))} exactly (not rounded)"),
         (
             "add",
-            f"+ c = {sci(op.exact, log2_floor(abs(op.exact)))} exactly: one rounding follows",
+            f"+ c = {sci(_x(op.exact), log2_floor(abs(_x(op.exact))))} exactly: one rounding "
+            "follows",
         ),
     ]
 
 
 def round_lines(op: Operation) -> list[tuple[str, str]]:
-    fmt, m, exact = op.format, op.format.mantissa_bits, op.exact
+    fmt, m, exact = op.format, op.format.mantissa_bits, _x(op.exact)
     e = log2_floor(abs(exact))
     kept = max(e, fmt.emin)
     steps = []
@@ -198,7 +205,7 @@ def round_lines(op: Operation) -> list[tuple[str, str]]:
 
 
 def exact_text(op: Operation) -> str:
-    exact = op.exact
+    exact = _x(op.exact)
     if op.approximate:
         return f"= {float(exact)!r}... (irrational: no finite binary expansion)"
     if exact.denominator & (exact.denominator - 1):
