@@ -68,8 +68,9 @@ def test_the_course_is_there():
         "02-precision-density.ipynb",
         "03-representation-error.ipynb",
         "04-formats-for-deep-learning.ipynb",
+        "04b-computing-in-a-format.ipynb",
         "05-when-float16-breaks.ipynb",
-    } | {f"solutions/0{k}-solutions.ipynb" for k in range(1, 7)}
+    } | {f"solutions/0{k}-solutions.ipynb" for k in (*"123456", "4b")}
     assert expected <= names
 
 
@@ -133,7 +134,7 @@ def _links(path: Path) -> set[str]:
     return set(_LINK.findall(_markdown(path)))
 
 
-@pytest.mark.parametrize("path", [_param(p) for p in sorted(NOTEBOOKS.glob("0[1-5]-*.ipynb"))])
+@pytest.mark.parametrize("path", [_param(p) for p in sorted(NOTEBOOKS.glob("0[1-5]*-*.ipynb"))])
 def test_lesson_links_to_index_and_keras_demo(path: Path):
     targets = _links(path)
     assert INDEX in targets, f"{path.name} does not link to {INDEX}"
@@ -142,7 +143,7 @@ def test_lesson_links_to_index_and_keras_demo(path: Path):
 
 def test_index_links_to_every_notebook():
     targets = _links(NOTEBOOKS / INDEX)
-    lessons = {p.name for p in NOTEBOOKS.glob("0[1-6]-*.ipynb")} | {KERAS_DEMO}
+    lessons = {p.name for p in NOTEBOOKS.glob("0[1-7]*-*.ipynb")} | {KERAS_DEMO}
     assert lessons <= targets, f"not linked from the index: {sorted(lessons - targets)}"
 
 
