@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..exact import ROUNDING_NAMES, parse_real, ulp_exponent
+from ..exact import ROUNDING_NAMES, parse_real, round_real, ulp_exponent
 from ..formats import Format, FormatLike, get_format
-from .decode import FloatParts, decode
+from .decode import FloatParts
 
 __all__ = ["MODES", "STOCHASTIC", "ModeChoice", "RoundingExplanation", "explain_rounding"]
 
@@ -298,7 +298,19 @@ def explain_rounding(
     if rounding not in (*MODES, STOCHASTIC):
         expected = ", ".join((*MODES, STOCHASTIC))
         raise ValueError(f"rounding must be one of {expected}, got {rounding!r}")
-    results = {mode: decode(x, fmt, rounding=mode) for mode in MODES}
+    exact_input = parse_real(x)  # read once, rounded once per mode (as decode() does)
+    results = {
+        mode: FloatParts(
+            round_real(exact_input, fmt, mode),
+            fmt,
+            x,
+            exact_input.value,
+            mode,
+            exact_input.special,
+            exact_input.sign,
+        )
+        for mode in MODES
+    }
     below, above = results["down"], results["up"]
     exact = results["nearest_even"].input_exact
     spacing = position = guard = round_bit = sticky = None

@@ -63,7 +63,9 @@ def sci(x: Fraction, exponent: int, frac_bits: int | None = None, sign: bool = T
 def lead_exponent(p: FloatParts) -> int:
     """The exponent written in scientific notation: the leading bit's (the
     format's least exponent for subnormals, which are written 0.xxx)."""
-    return log2_floor(abs(_x(p.exact))) if p.kind.value == "normal" else p.format.emin
+    exponent = p.unbiased_exponent  # exponent - bias; 1 - bias (emin) for subnormals
+    assert exponent is not None
+    return exponent
 
 
 def operand_lines(op: Operation) -> list[tuple[str, str]]:

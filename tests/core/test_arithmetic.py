@@ -166,6 +166,9 @@ def test_sixteen_bit_random_pairs_all_modes(name: str) -> None:
             got = getattr(fpx, op)(*args, fmt, mode)
             expected = [oracle_op(op, tuple(t), fmt, mode) for t in zip(*args, strict=True)]
             assert _same(got, expected).all(), (op, mode)
+            scalar = [getattr(fpx, op)(*(float(v) for v in t), fmt, mode).value
+                      for t in list(zip(*args, strict=True))[:40]]  # fmt: skip
+            assert _same(got[:40], scalar).all(), (op, mode)
 
 
 def test_hard_cases_float16() -> None:
