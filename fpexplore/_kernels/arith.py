@@ -169,7 +169,9 @@ def arith_values(
             result = ufunc[op](*xs) if op in ufunc else np.sqrt(xs[0])
             if overflow == "saturate":
                 finite = np.logical_and.reduce([np.isfinite(x) for x in xs])
-                clamp = np.isinf(result) & finite
+                clamp = np.isinf(result) & finite  # overflow, not an exact infinity (x/0)
+                if op == "div":
+                    clamp &= xs[1] != 0
                 result[clamp] = np.copysign(fmt.max, result[clamp])
             return result
     return _exact_elements(op, xs, fmt, rounding, overflow, rng)

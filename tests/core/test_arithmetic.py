@@ -262,6 +262,10 @@ def test_float64_exact_path_all_modes() -> None:
             assert _same(got, expected).all(), (op, mode)
     assert fpx.add(1, 2**-60, "float64", "up").value == 1 + 2**-52
     assert fpx.add(1e308, 1e308, "float64", overflow="saturate").value == np.finfo(float).max
+    for fmt in ("float64", "float16", "float8_e4m3fn", "float4_e2m1fn"):
+        for x, y in ((1e308, 10.0), (1.0, 0.0), (-3.0, 0.0), (6.0, 0.5)):
+            arr = fpx.div(np.array([x]), y, fmt, overflow="saturate")
+            assert _same(arr, [fpx.div(x, y, fmt, overflow="saturate").value]).all(), (fmt, x, y)
 
 
 def oracle_like(op: str, x: float, y: float, mode: str) -> float:
@@ -327,3 +331,22 @@ def test_float32_shortcut_for_float16_and_bfloat16_arrays() -> None:
                 wide = (a.astype(np.float64), b.astype(np.float64))
             slow = K.arith_values(op, wide, fmt)
             assert _same(fast, slow).all(), (name, op)
+
+
+@pytest.mark.parametrize("name", ["float64", "float32", "float16", "float8_e4m3fn", "e3m4"])
+def test_special_operands_arrays_match_scalars(name: str) -> None:
+    fmt = fpx.get_format(name)
+    specials = [0.0, -0.0, 1.0, -1.5, fmt.max, -fmt.max, fmt.smallest_subnormal, math.inf,
+                -math.inf, math.nan]  # fmt: skip
+    specials = [v for v in specials if fmt.has_infinity or not math.isinf(v)]
+    pairs = [(x, y) for x in specials for y in specials]
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    for mode in MODES:
+        for op in BINARY:
+            with np.errstate(all="ignore"):
+                got = getattr(fpx, op)(a, b, fmt, mode)
+            scalar = [getattr(fpx, op)(x, y, fmt, mode).value for x, y in pairs]
+            assert _same(got, scalar).all(), (op, mode, a[~_same(got, scalar)][:3])
+        roots = fpx.sqrt(np.array(specials), fmt, mode)
+        assert _same(roots, [fpx.sqrt(x, fmt, mode).value for x in specials]).all()
