@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from .._kernels.arith import _round_to_odd_sum
 from ..exact import to_float
 from ..formats import Format, get_format
 from .exact_sums import exact_dot, exact_sum
+from .pairwise import pairwise_sum
 
 __all__ = ["ORDERS", "Accumulation", "dot", "sum"]
 
@@ -189,39 +189,6 @@ def _kahan(x: np.ndarray, acc: Format) -> float:
     return s
 
 
-def _pairwise(x: np.ndarray, acc: Format) -> float:
-    """Sums of halves, level by level: element ``i`` of a level of size ``n`` is
-    added to element ``i + n//2`` (an odd one out moves up as it is), each sum
-    rounded into acc. Every partial sum combines two groups of (nearly) equal
-    size, as in numpy's pairwise sum, and each level is one contiguous add."""
-    if x.size == 0:
-        return 0.0
-    dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
-    native = dtype is not None and acc == get_format(acc.name)
-    level = x.astype(dtype, copy=False) if native else x  # float16 + float16: safe in float32
-    with np.errstate(all="ignore"):
-        return float(_levels(level, acc, native)[0])
-
-
-def _levels(level: np.ndarray, acc: Format, native: bool) -> np.ndarray:
-    narrow = acc.mantissa_bits + 1 <= 25  # float64's sum rounded once more is correct
-    while level.size > 1:
-        n, half = level.size, level.size // 2
-        pair = np.empty(n - half, level.dtype)
-        first, second = level[:half], level[half : 2 * half]
-        if native or narrow:
-            np.add(first, second, out=pair[:half])
-        else:
-            pair[:half] = _round_to_odd_sum(first, second)
-        if n % 2:  # the odd one out moves up a level (as if added to a zero)
-            pair[-1] = level[-1]
-        if acc.name == "float16" and native:
-            level = pair.astype(np.float16).astype(level.dtype)
-        else:
-            level = pair if native else K.round_values(pair, acc)
-    return level
-
-
 def _accumulate(
     kind: str, terms: np.ndarray, exact_of: Any, fmt: Format, acc: Format, order: str
 ) -> Accumulation:
@@ -231,7 +198,7 @@ def _accumulate(
     elif order == "kahan":
         value = _kahan(terms, acc)
     else:
-        value = _pairwise(terms, acc)
+        value = pairwise_sum(terms, acc)
     return Accumulation(kind, value, fmt, acc, order, terms.size, absorbed, absorbed_sum, exact_of)
 
 

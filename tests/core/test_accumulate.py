@@ -123,3 +123,18 @@ def test_bad_input() -> None:
     with pytest.raises(TypeError, match="expected an array of real numbers"):
         fpx.sum(["a"], "float16")
     assert fpx.sum([], "float16").value == 0.0
+
+
+def test_fused_levels_give_the_level_by_level_sum() -> None:
+    from fpexplore.core import pairwise
+
+    rng = np.random.default_rng(3)
+    for n, fmt in ((pairwise._CHUNK * 70 + 13, "float32"), (pairwise._CHUNK * 64 + 1, "float16"),
+                   (pairwise._CHUNK * 65 + 7, "bfloat16")):  # fmt: skip
+        x = fpx.round_to(rng.random(n) * (0.01 if fmt == "float16" else 10), fmt)
+        acc = fpx.get_format(fmt)
+        native = fmt != "bfloat16"
+        level = x.astype(np.float32) if native else x
+        add = pairwise._adder(acc, native)
+        with np.errstate(over="ignore"):  # float16 overflows on the way: both ways alike
+            assert pairwise.pairwise_sum(x, acc) == pairwise._levels(level, add), fmt
