@@ -223,10 +223,19 @@ def _add_block(op: str, a: np.ndarray, b: np.ndarray, widen: Any) -> np.ndarray:
     r = np.add(x, y, out=x) if op == "add" else np.subtract(x, y, out=x)
     if widen is not None:
         return r.astype(np.float16)
+    return round_float32_nearest_even(r, 7)
+
+
+def round_float32_nearest_even(r: np.ndarray, mantissa_bits: int) -> np.ndarray:
+    """Round float32 values, in place, to ``mantissa_bits`` stored bits, to nearest
+    even, keeping float32's exponent range (bfloat16: 7, tf32: 10); NaN stays NaN,
+    overflow carries into infinity as IEEE rounding does."""
+    drop = np.uint32(23 - mantissa_bits)
     bits = r.view(np.uint32)
     nan = np.isnan(r)
     keep = bits[nan]
-    bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))  # ties to even
-    bits &= np.uint32(0xFFFF0000)
+    half = np.uint32((1 << (23 - mantissa_bits - 1)) - 1)
+    bits += half + ((bits >> drop) & np.uint32(1))  # ties to even
+    bits &= ~np.uint32((1 << (23 - mantissa_bits)) - 1)
     bits[nan] = keep
     return r

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import codes as K
-from .._kernels.arith import _round_to_odd_sum
+from .._kernels.arith import _round_to_odd_sum, round_float32_nearest_even
 from ..formats import Format, get_format
 
 __all__ = ["FUSED_LEVELS", "pairwise_sum"]
@@ -39,9 +39,22 @@ def _adder(acc: Format, native: bool) -> Callable[[np.ndarray, np.ndarray], np.n
         return lambda a, b: (a + b).astype(np.float16).astype(np.float32)
     if native:
         return np.add
+    if _float32_like(acc):  # sums of two such values in float32, then the last bits rounded
+        return lambda a, b: round_float32_nearest_even(a + b, acc.mantissa_bits)
     if acc.mantissa_bits + 1 <= 25:  # float64's sum rounded once more is correct
         return lambda a, b: K.round_values(a + b, acc)
     return lambda a, b: K.round_values(_round_to_odd_sum(a, b), acc)
+
+
+def _float32_like(acc: Format) -> bool:
+    """float32's exponent range and at most 10 mantissa bits (bfloat16, tf32): sums
+    in float32 rounded once more are correct (24 >= 2p + 2)."""
+    return (
+        acc.exponent_bits == 8
+        and acc.bias == 127
+        and acc.nan_encoding == "ieee"
+        and acc.mantissa_bits <= 10
+    )
 
 
 def _levels(level: np.ndarray, add: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> float:
@@ -84,6 +97,8 @@ def pairwise_sum(x: np.ndarray, acc: Format) -> float:
     dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
     native = dtype is not None and acc == get_format(acc.name)
     level = x.astype(dtype, copy=False) if native else x
+    if _float32_like(acc):
+        level = x.astype(np.float32)  # exact: values of acc
     add = _adder(acc, native)
     with np.errstate(all="ignore"):
         if level.size >= 4 * _CHUNK << FUSED_LEVELS:

@@ -56,3 +56,28 @@ def test_html_reuses_field_boxes_and_number_line() -> None:
     assert "<svg" in html and "<script" not in html
     assert "inexact" in html and "0.30078125" in html
     assert fpx.add(1, 2, "float16")._repr_html_().startswith('<div class="fpx-operation"')
+
+
+def test_every_case_renders() -> None:
+    """Text and HTML for each operation, format family and mode, specials included."""
+    values = ["0.1", "-3", "0", "-0", "inf", "nan", "1e-7", "448", "1e30"]
+    for fmt in ("float16", "bfloat16", "float8_e4m3fn", "float4_e2m1fn", "float64"):
+        for mode in ("nearest_even", "up", "stochastic"):
+            for op in ("add", "sub", "mul", "div"):
+                for a in values[::2]:
+                    for b in values[1::2]:
+                        try:
+                            r = getattr(fpx, op)(a, b, fmt, mode, rng=0)
+                        except ValueError as err:  # FP4 has no NaN, no infinity
+                            assert fmt == "float4_e2m1fn" and "no NaN" in str(err)
+                            continue
+                        assert str(r).splitlines()[-1].split()[0] == "flags"
+                        assert r._repr_html_().startswith("<div")
+            for x in values:
+                try:
+                    r = fpx.sqrt(x, fmt, mode, rng=0)
+                except ValueError:
+                    continue
+                assert "result" in str(r)
+    r = fpx.fma("0.1", "0.2", "-0.02", "float16")
+    assert "one rounding" in str(r) and r._repr_html_()
