@@ -350,3 +350,20 @@ def test_special_operands_arrays_match_scalars(name: str) -> None:
             assert _same(got, scalar).all(), (op, mode, a[~_same(got, scalar)][:3])
         roots = fpx.sqrt(np.array(specials), fmt, mode)
         assert _same(roots, [fpx.sqrt(x, fmt, mode).value for x in specials]).all()
+
+
+@pytest.mark.parametrize("name", ["float4_e2m1fn", "float6_e2m3fn"])
+def test_every_pair_scalar_path_of_the_smallest_formats(name: str) -> None:
+    """FP4 and FP6: the exact scalar path on every pair, every operation and mode."""
+    fmt = fpx.get_format(name)
+    codes = np.arange(fmt.n_codes)
+    a_codes, b_codes = np.repeat(codes, codes.size), np.tile(codes, codes.size)
+    a, b = K.codes_to_values(a_codes, fmt), K.codes_to_values(b_codes, fmt)
+    for op in BINARY:
+        keep = ~((a == 0) & (b == 0)) if op == "div" else np.ones(a.shape, bool)
+        for mode in MODES:
+            got = getattr(fpx, op)(a[keep], b[keep], fmt, mode)
+            pairs = zip(a_codes[keep].tolist(), b_codes[keep].tolist(), strict=True)
+            scalar = [exact_op(op, (x, y), fmt, mode).code for x, y in pairs]
+            expected = K.codes_to_values(np.array(scalar), fmt)
+            assert _same(got, expected).all(), (op, mode)
