@@ -50,6 +50,7 @@ from .arithmetic_steps import (
     sci,
 )
 from .html import field_boxes_html
+from .text import exact_decimal
 
 if TYPE_CHECKING:
     from ..core.arithmetic import Operation
@@ -138,7 +139,11 @@ def operation_html(op: Operation) -> str:
         and op.rounding != "stochastic"
         and op.op not in ("neg", "abs")
     ):
-        picture = explain_rounding(op.exact, op.format, op.rounding).to_svg()
+        exact = op.exact
+        dyadic = not exact.denominator & (exact.denominator - 1)
+        label = exact_decimal(exact) if dyadic else None  # the same number, read exactly
+        given = label if label is not None and len(label) <= 30 else exact
+        picture = explain_rounding(given, op.format, op.rounding).to_svg()
     flags = "".join(
         f'<span class="fpx-flag" style="border:1px solid rgba(128,128,128,0.55);'
         f'border-radius:4px;padding:1px 6px;margin-right:4px">{f}</span>'
