@@ -179,7 +179,7 @@ def round_lines(op: Operation) -> list[tuple[str, str]]:
                 "so fewer significant bits are kept",
             )
         )
-    dyadic = not exact.denominator & (exact.denominator - 1)
+    dyadic = not exact.denominator & (exact.denominator - 1) and not op.approximate
     bits = binary(exact, kept, None if dyadic else m + 6)
     if "." not in bits:
         bits += "."
