@@ -12,7 +12,19 @@ representation error; count the values between two numbers.
 
 from .codes import Kind
 from .core.accumulate import ORDERS, Accumulation, dot, sum
-from .core.arithmetic import FLAGS, Operation, abs, add, div, fma, mul, neg, sqrt, sub
+from .core.arithmetic import (
+    FLAGS,
+    Operation,
+    abs,
+    add,
+    div,
+    fma,
+    mul,
+    neg,
+    remainder,
+    sqrt,
+    sub,
+)
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
@@ -60,6 +72,7 @@ __all__ = [
     "neg",
     "next_down",
     "next_up",
+    "remainder",
     "representation_error",
     "round_to",
     "sqrt",

@@ -16,7 +16,7 @@ and tested against :func:`fpexplore.exact.exact_op`:
   ``a <=> v x v``, exact in float64). ``fma`` (``p <= 26``): the product is exact
   and the sum is rounded to odd.
 * **float64 itself**, round to nearest even: numpy's own IEEE operations.
-* **Everything else** (float64 under other modes, fma in float64, custom
+* **Everything else** (float64 under other modes, fma in float64, remainder, custom
   formats too wide or too far-ranging for the rules above): each element goes
   through the exact scalar reference, one at a time. Correct, but slow.
 
@@ -48,7 +48,7 @@ __all__ = ["arith_values", "float64_path"]
 def float64_path(op: str, fmt: Format) -> bool:
     """Whether ``op`` in ``fmt`` is computed in float64 and rounded once (see above)."""
     precision = fmt.mantissa_bits + 1
-    if precision > (26 if op == "fma" else 25):
+    if op == "remainder" or precision > (26 if op == "fma" else 25):
         return False
     lowest, highest = fmt.emin - fmt.mantissa_bits, fmt.emax + 1  # 2**lowest: least subnormal
     return 2 * lowest >= -1020 and 2 * highest <= 1022 and highest - lowest <= 1020
@@ -164,7 +164,8 @@ def arith_values(
             result = _compute(op, xs, fmt, rounding)
             _check_nan(result, op, fmt)
             return round_values(result, fmt, rounding, overflow=overflow, rng=rng)
-        if fmt == get_format("float64") and rounding == "nearest_even" and op != "fma":
+        native = op in ("add", "sub", "mul", "div", "sqrt")
+        if fmt == get_format("float64") and rounding == "nearest_even" and native:
             ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
             result = ufunc[op](*xs) if op in ufunc else np.sqrt(xs[0])
             if overflow == "saturate":

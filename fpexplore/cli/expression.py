@@ -5,7 +5,7 @@
     expression := operand OPERATOR operand | NAME "(" operand ("," operand)* ")"
     operand    := ["+" | "-"] NUMBER | NAME "(" ... ")"   (no nesting: one rounding to show)
     OPERATOR   := "+" | "-" | "*" | "x" | "×" | "/" | "÷"
-    NAME       := add | sub | mul | div | sqrt | fma | neg | abs
+    NAME       := add | sub | mul | div | sqrt | fma | remainder | neg | abs
     NUMBER     := a decimal (0.1, -1e-8, 1_000), a hex float (0x1.8p1), inf, nan, snan
 
 A tokenizer and a recursive-descent parser; nothing is ever evaluated as Python.

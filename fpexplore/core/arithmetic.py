@@ -45,7 +45,20 @@ from ..formats import Format, get_format
 from .decode import FloatParts, decode, from_bits
 from .operation import SYMBOLS, Operation
 
-__all__ = ["FLAGS", "SYMBOLS", "Operation", "abs", "add", "div", "fma", "mul", "neg", "sqrt", "sub"]
+__all__ = [
+    "FLAGS",
+    "SYMBOLS",
+    "Operation",
+    "abs",
+    "add",
+    "div",
+    "fma",
+    "mul",
+    "neg",
+    "remainder",
+    "sqrt",
+    "sub",
+]
 
 
 def _is_array(x: Any) -> bool:
@@ -216,6 +229,19 @@ def fma(
     0.0
     """
     return _compute("fma", (a, b, c), fmt, rounding, overflow, rng)
+
+
+def remainder(
+    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    rng: Any = None,
+) -> Any:  # fmt: skip
+    """The IEEE 754 remainder ``a - n * b``, ``n`` the integer nearest ``a / b`` (ties
+    to even): always exact in the format, so ``rounding`` never matters (see :func:`add`).
+
+    >>> remainder(5, 3, "float16").value, remainder(7, 2, "float16").value
+    (-1.0, -1.0)
+    """
+    return _compute("remainder", (a, b), fmt, rounding, overflow, rng)
 
 
 def neg(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:

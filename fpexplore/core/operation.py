@@ -28,8 +28,8 @@ class Operation:
     Attributes
     ----------
     op : str
-        ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"sqrt"``, ``"fma"``, ``"neg"``
-        or ``"abs"``.
+        ``"add"``, ``"sub"``, ``"mul"``, ``"div"``, ``"sqrt"``, ``"fma"``,
+        ``"remainder"``, ``"neg"`` or ``"abs"``.
     operands : tuple of FloatParts
         The operands as values of the format; each one's ``input`` is what was
         given and ``abs_error`` how much rounding it into the format moved it.

@@ -39,7 +39,17 @@ from .rounding import (
 
 __all__ = ["ARITY", "FLAGS", "ExactResult", "code_to_real", "exact_op"]
 
-ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3, "neg": 1, "abs": 1}
+ARITY = {
+    "add": 2,
+    "sub": 2,
+    "mul": 2,
+    "div": 2,
+    "sqrt": 1,
+    "fma": 3,
+    "remainder": 2,
+    "neg": 1,
+    "abs": 1,
+}
 """The operations and how many operands each takes."""
 
 FLAGS = ("invalid", "division_by_zero", "overflow", "underflow", "inexact")
@@ -198,7 +208,9 @@ def exact_op(
     ----------
     op : str
         ``add``, ``sub``, ``mul``, ``div``, ``sqrt``, ``fma`` (``a * b + c``,
-        one rounding), ``neg`` or ``abs`` (sign-bit operations: no rounding, no flags).
+        one rounding), ``remainder`` (IEEE: ``a - n * b`` with ``n`` the integer
+        nearest ``a / b``, ties to even; always exact), ``neg`` or ``abs``
+        (sign-bit operations: no rounding, no flags).
     codes : tuple of int
         The operands' bit patterns.
     fmt, rounding, overflow
@@ -245,6 +257,9 @@ def exact_op(
         exact, zero_sign = values[0] * values[1], xs[0].sign ^ xs[1].sign
     elif op == "div":
         exact, zero_sign = values[0] / values[1], xs[0].sign ^ xs[1].sign
+    elif op == "remainder":  # x - n y, n the integer nearest x / y (ties to even): exact
+        exact = values[0] - round(values[0] / values[1]) * values[1]
+        zero_sign = xs[0].sign
     elif op == "sqrt":
         exact, approximate = _sqrt(values[0], fmt) if values[0] else (Fraction(0), False)
         zero_sign = xs[0].sign
@@ -256,6 +271,15 @@ def exact_op(
         return ExactResult(fmt.sign_mask if zero_sign else 0, exact, None, zero_sign, frozenset())
     code, raised = _round(exact, fmt, rounding, overflow, rng)
     return ExactResult(code, exact, None, int(exact < 0), frozenset(raised), approximate)
+
+
+def _code_of(x: ExactReal, fmt: Format) -> int:
+    """The code of a finite value that is already one of the format's."""
+    assert x.magnitude is not None
+    if x.magnitude == 0:
+        return fmt.sign_mask if x.sign else 0
+    code, _ = _round(-x.magnitude if x.sign else x.magnitude, fmt, "nearest_even", None, None)
+    return code
 
 
 def _special_case(
@@ -299,6 +323,11 @@ def _special_case(
             return ExactResult(fmt.sign_mask if sign else 0, Fraction(0), None, sign, frozenset())
         if zero[1]:
             return infinite(sign, "division_by_zero")
+    if op == "remainder":
+        if inf[0] or zero[1]:
+            return invalid("remainder(inf, y) or remainder(x, 0)")
+        if inf[1]:  # remainder(x, inf) = x
+            return ExactResult(_code_of(xs[0], fmt), xs[0].value, None, xs[0].sign, frozenset())
     if op == "sqrt" and xs[0].sign and not zero[0]:
         return invalid("the square root of a negative number")
     if op == "sqrt" and inf[0]:

@@ -152,6 +152,14 @@ def compute_lines(op: Operation) -> list[tuple[str, str]]:
                 f"{note}sqrt of the significand, half the exponent: {root} x 2^{(e - odd) // 2}",
             )
         ]
+    if op.op == "remainder":
+        a, b = _x(ps[0].exact), _x(ps[1].exact)
+        n = round(a / b)
+        return [
+            ("divide", f"a / b = {float(a / b)!r}; the nearest integer (ties to even) is n = {n}"),
+            ("subtract", f"a - n x b = {float(a)!r} - ({n}) x {float(b)!r}: exact, it always "
+             "fits in the format"),
+        ]  # fmt: skip
     # fma
     product = _x(ps[0].exact) * _x(ps[1].exact)
     return [

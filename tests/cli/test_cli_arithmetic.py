@@ -73,3 +73,8 @@ def test_bad_expressions_exit_2_with_one_line(capsys, expression, message):
 def test_parser_never_evaluates():
     with pytest.raises(UsageError):
         parse_expression("__import__('os')")
+
+
+def test_remainder_from_the_command_line(capsys):
+    status, out, _ = run(capsys, "remainder(7, 2)", "-f", "half", "--json")
+    assert status == 0 and json.loads(out)["value"] == -1.0

@@ -367,3 +367,31 @@ def test_every_pair_scalar_path_of_the_smallest_formats(name: str) -> None:
             scalar = [exact_op(op, (x, y), fmt, mode).code for x, y in pairs]
             expected = K.codes_to_values(np.array(scalar), fmt)
             assert _same(got, expected).all(), (op, mode)
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float6_e3m2fn"])
+def test_remainder_every_pair_is_exact(name: str) -> None:
+    fmt = fpx.get_format(name)
+    v = _all_values(name)
+    v = v[np.isfinite(v)]
+    a, b = np.repeat(v, v.size), np.tile(v, v.size)
+    keep = b != 0
+    a, b = a[keep], b[keep]
+    for mode in ("nearest_even", "up"):  # exact: the mode never matters
+        got = fpx.remainder(a, b, fmt, mode)
+        expected = []
+        for x, y in zip(a.tolist(), b.tolist(), strict=True):
+            r = Fraction(x) - round(Fraction(x) / Fraction(y)) * Fraction(y)
+            expected.append(math.copysign(0.0, x) if r == 0 else float(r))
+        assert _same(got, expected).all(), mode
+
+
+def test_remainder_special_cases() -> None:
+    assert fpx.remainder(7, 2, "float16").value == -1  # 3.5 rounds to the even 4
+    assert fpx.remainder(5, 2, "float16").value == 1  # 2.5 rounds to the even 2
+    assert math.copysign(1, fpx.remainder("-0", 3, "float16").value) == -1
+    assert math.copysign(1, fpx.remainder(-4, 2, "float16").value) == -1
+    assert fpx.remainder(2, "inf", "float16").value == 2
+    assert fpx.remainder("inf", 2, "float16").flags == {"invalid"}
+    assert fpx.remainder(1, 0, "float16").flags == {"invalid"}
+    assert fpx.remainder(1e300, 3, "float64").flags == frozenset()
