@@ -29,10 +29,10 @@ error of storing one tenth. Also accepted: -1e-8, inf, -inf, nan, hex floats
 
 VALUE may also be one operation, computed in the format and explained step
 by step: "a + b", "a - b", "a * b", "a / b", sqrt(a), fma(a, b, c),
-remainder(a, b) (also add, sub, mul, div, neg, abs with parentheses). Each operand is rounded into the
-format first, then the exact result is rounded once. A ratio of integers on
-its own ("1/3") stays the exact value one third; write div(1, 3) or 1 / 3.0 to
-divide in the format.
+remainder(a, b) (also add, sub, mul, div, neg, abs with parentheses). Each
+operand is rounded into the format first, then the exact result is rounded
+once. A ratio of integers on its own ("1/3") stays the exact value one third;
+write div(1, 3) or 1 / 3.0 to divide in the format.
 
 examples:
   fpexplore 3.14159                    breakdown of 3.14159 in {DEFAULT_FORMAT}

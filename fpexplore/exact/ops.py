@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..formats import Format, get_format
 from .parse import ExactReal
@@ -36,6 +36,7 @@ from .rounding import (
     overflow_code,
     round_magnitude,
 )
+from .specials import ExactResult, nan_code, special_case
 
 __all__ = ["ARITY", "FLAGS", "ExactResult", "code_to_real", "exact_op"]
 
@@ -56,23 +57,6 @@ FLAGS = ("invalid", "division_by_zero", "overflow", "underflow", "inexact")
 """The IEEE 754 exception flags, in the standard's order."""
 
 
-class ExactResult(NamedTuple):
-    """What :func:`exact_op` returns.
-
-    ``code`` is the stored result's bit pattern; ``exact`` the exact result (None
-    for an infinite or NaN result; for ``sqrt`` of a non-square, the root to 64
-    bits beyond the format's precision, with ``approximate`` True); ``special`` is
-    None, ``"inf"`` or ``"nan"``; ``sign`` the exact result's sign bit.
-    """
-
-    code: int
-    exact: Fraction | None
-    special: str | None
-    sign: int
-    flags: frozenset[str]
-    approximate: bool = False
-
-
 def code_to_real(code: int, fmt: Format) -> ExactReal:
     """A format's bit pattern as an :class:`ExactReal` (integer arithmetic only)."""
     m = fmt.mantissa_bits
@@ -90,28 +74,6 @@ def code_to_real(code: int, fmt: Format) -> ExactReal:
     significand = mantissa | (1 << m) if field else mantissa
     magnitude = Fraction(significand) * Fraction(2) ** (max(field, 1) - fmt.bias - m)
     return ExactReal(sign, magnitude)
-
-
-def _nan(fmt: Format, source: tuple[int, ExactReal] | None, why: str) -> int:
-    """The code of a NaN result: the first NaN operand, quieted, else the canonical NaN."""
-    if fmt.nan_encoding == "none":
-        raise ValueError(
-            f"{why} is an invalid operation, and {fmt.name} has no NaN to return; "
-            "its results are finite numbers only"
-        )
-    nan_code = fmt.nan_code
-    assert nan_code is not None
-    if source is None or fmt.nan_encoding == "fn":
-        sign = source[1].sign if source is not None else 0
-        return nan_code | (fmt.sign_mask if sign else 0)
-    return source[0] | (1 << (fmt.mantissa_bits - 1))
-
-
-def _infinity(fmt: Format, sign: int, overflow: str | None) -> int:
-    """An exact infinite result (x/0, inf + 1...) stored in ``fmt``."""
-    if fmt.inf_code is not None:
-        return fmt.inf_code | (fmt.sign_mask if sign else 0)
-    return overflow_code(fmt, sign, "nearest_even", overflow)
 
 
 def _sqrt(x: Fraction, fmt: Format) -> tuple[Fraction, bool]:
@@ -241,11 +203,11 @@ def exact_op(
     flags = frozenset({"invalid"}) if signalling else frozenset()
     nans = [(c, x) for c, x in zip(codes, xs, strict=True) if x.special == "nan"]
     if nans:
-        code = _nan(fmt, nans[0], f"{op} of a NaN")
+        code = nan_code(fmt, nans[0], f"{op} of a NaN")
         return ExactResult(code, None, "nan", code >> (fmt.bits - 1), flags)
     if op == "sub":
         op, xs = "add", [xs[0], xs[1]._replace(sign=1 - xs[1].sign)]
-    result = _special_case(op, xs, fmt, rounding, overflow)
+    result = special_case(op, xs, fmt, rounding, overflow)
     if result is not None:
         return result
     values = [x.value if x.value is not None else Fraction(0) for x in xs]  # all finite here
@@ -271,65 +233,3 @@ def exact_op(
         return ExactResult(fmt.sign_mask if zero_sign else 0, exact, None, zero_sign, frozenset())
     code, raised = _round(exact, fmt, rounding, overflow, rng)
     return ExactResult(code, exact, None, int(exact < 0), frozenset(raised), approximate)
-
-
-def _code_of(x: ExactReal, fmt: Format) -> int:
-    """The code of a finite value that is already one of the format's."""
-    assert x.magnitude is not None
-    if x.magnitude == 0:
-        return fmt.sign_mask if x.sign else 0
-    code, _ = _round(-x.magnitude if x.sign else x.magnitude, fmt, "nearest_even", None, None)
-    return code
-
-
-def _special_case(
-    op: str, xs: list[ExactReal], fmt: Format, rounding: str, overflow: str | None
-) -> ExactResult | None:
-    """Infinite operands, invalid operations and division by zero (no NaN operand)."""
-    inf = [x.special == "inf" for x in xs]
-    zero = [x.magnitude == 0 for x in xs]
-
-    def invalid(why: str) -> ExactResult:
-        return ExactResult(_nan(fmt, None, why), None, "nan", 0, frozenset({"invalid"}))
-
-    def infinite(sign: int, *raised: str) -> ExactResult:
-        return ExactResult(_infinity(fmt, sign, overflow), None, "inf", sign, frozenset(raised))
-
-    if op == "add" and any(inf):
-        if all(inf) and xs[0].sign != xs[1].sign:
-            return invalid("inf - inf")
-        return infinite(xs[0].sign if inf[0] else xs[1].sign)
-    if op in ("mul", "fma"):
-        if (inf[0] and zero[1]) or (zero[0] and inf[1]):
-            return invalid("0 x inf")
-        product_sign = xs[0].sign ^ xs[1].sign
-        if op == "mul" and any(inf):
-            return infinite(product_sign)
-        if op == "fma" and (inf[0] or inf[1]):
-            if inf[2] and xs[2].sign != product_sign:
-                return invalid("inf - inf")
-            return infinite(product_sign)
-        if op == "fma" and inf[2]:
-            return infinite(xs[2].sign)
-    if op == "div":
-        sign = xs[0].sign ^ xs[1].sign
-        if all(inf):
-            return invalid("inf / inf")
-        if all(zero):
-            return invalid("0 / 0")
-        if inf[0]:
-            return infinite(sign)
-        if inf[1]:
-            return ExactResult(fmt.sign_mask if sign else 0, Fraction(0), None, sign, frozenset())
-        if zero[1]:
-            return infinite(sign, "division_by_zero")
-    if op == "remainder":
-        if inf[0] or zero[1]:
-            return invalid("remainder(inf, y) or remainder(x, 0)")
-        if inf[1]:  # remainder(x, inf) = x
-            return ExactResult(_code_of(xs[0], fmt), xs[0].value, None, xs[0].sign, frozenset())
-    if op == "sqrt" and xs[0].sign and not zero[0]:
-        return invalid("the square root of a negative number")
-    if op == "sqrt" and inf[0]:
-        return infinite(0)
-    return None
