@@ -131,7 +131,7 @@ def _model_html(state: dict[str, Any], ref: str, depth: int = 0) -> str:
     """HTML for one widget model and its children, from the saved widget state."""
     model = state.get(ref.removeprefix("IPY_MODEL_"), {}).get("state", {})
     name = model.get("_model_name", "")
-    if depth > 20 or model.get("layout") is None and not name:
+    if depth > 20 or not name:
         return ""
     if model.get("layout") and _hidden(state, model["layout"]):
         return ""
