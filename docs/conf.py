@@ -22,13 +22,19 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 
 def _sync_course(source: Path, target: Path) -> None:
-    """Copy the course's notebooks into the docs, touching only those that changed."""
-    wanted = {p.relative_to(source) for p in source.glob("*.ipynb")}
-    wanted |= {p.relative_to(source) for p in source.glob("solutions/*.ipynb")}
-    for old in target.rglob("*.ipynb"):
-        if old.relative_to(target) not in wanted:
-            old.unlink()
-    for name in sorted(wanted):
+    """Copy the course (its notebooks and any file they use) into the docs, touching only
+    the files that changed, so that Sphinx rebuilds only what changed."""
+
+    def wanted(path: Path) -> bool:
+        parts = path.relative_to(source).parts
+        return path.is_file() and not any(p.startswith(".") or p == "__pycache__" for p in parts)
+
+    files = {p.relative_to(source) for p in source.rglob("*") if wanted(p)}
+    if target.exists():
+        for old in target.rglob("*"):
+            if old.is_file() and old.relative_to(target) not in files:
+                old.unlink()
+    for name in sorted(files):
         src, dst = source / name, target / name
         if not dst.exists() or dst.read_bytes() != src.read_bytes():
             dst.parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +58,8 @@ extensions = [
     "fpx_docs",
 ]
 
-exclude_patterns = ["_build", "**/.ipynb_checkpoints", "course/solutions/README*"]
+# In the course, only the notebooks are pages (a README or other Markdown there is not).
+exclude_patterns = ["_build", "jupyter_execute", "**/.ipynb_checkpoints", "course/**.md"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
 
 # --- API reference: numpy-style docstrings through napoleon --------------------------------

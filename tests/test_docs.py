@@ -133,6 +133,7 @@ def test_cli_page_shows_help(site: Path) -> None:
 def test_pages_offline_in_chromium(site: Path) -> None:
     """With the network blocked, math is typeset, figures load, no request leaves the site."""
     try:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail('Playwright is missing: pip install "fpexplore[browser]"')
@@ -169,10 +170,13 @@ def test_pages_offline_in_chromium(site: Path) -> None:
                 has_math = page.locator(".math").count() > 0
                 if has_math:
                     math_pages += 1
-                    page.wait_for_function(
-                        "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                        timeout=20_000,
-                    )
+                    try:
+                        page.wait_for_function(
+                            "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                            timeout=20_000,
+                        )
+                    except PlaywrightTimeout:
+                        pytest.fail(f"{name}: MathJax did not load (blocked: {blocked[:3]})")
                     page.evaluate("() => MathJax.startup.promise")
                     typeset = page.locator("mjx-container").count()
                     assert typeset >= page.locator(".math").count(), f"{name}: math not typeset"
