@@ -85,7 +85,7 @@ nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{KERAS_NOTEBOOK}.ipynb"]
 nb_merge_streams = True
 # No widget manager from a CDN: fpx_docs.py replaces each widget by a static snapshot.
 nb_ipywidgets_js = {}
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "tasklist"]
 myst_heading_anchors = 3
 
 # --- offline: MathJax 3 from the build, never a CDN ---------------------------------------
