@@ -40,7 +40,7 @@ def test_finfo_parity(name: str, attr: str) -> None:
         # ml_dtypes sets precision 1 for every FP8; fpexplore keeps numpy's definition
         fmt = get_format(name)
         assert fmt.precision == math.floor(-math.log10(fmt.eps))
-        assert fmt.resolution == 10.0**-fmt.precision
+        assert fmt.resolution == np.asarray(10.0**-fmt.precision).astype(dtype)
         return
     if attr == "resolution":  # finfo stores 10**-precision rounded to the type
         ours = np.asarray(ours).astype(dtype)
