@@ -182,6 +182,44 @@ class Encoding:
         bias: int = self.bias  # type: ignore[attr-defined]
         return (max(field, 1) if self.has_subnormals else field) - bias
 
+    def split_bits(self, code: int) -> tuple[str, str, str]:
+        """The sign, exponent and mantissa fields of ``code`` as strings of 0/1
+        (the sign is empty in an unsigned format, the mantissa with no mantissa bits).
+
+        Examples
+        --------
+        >>> from fpexplore import get_format
+        >>> get_format("float8_e4m3fn").split_bits(0x38)
+        ('0', '0111', '000')
+        >>> get_format("float8_e8m0fnu").split_bits(0x7F)
+        ('', '01111111', '')
+        """
+        bits = format(code, f"0{self.bits}b")
+        s, e = int(self.is_signed), self.exponent_bits
+        return bits[:s], bits[s : s + e], bits[s + e :]
+
+    def special_rule(self, kind: str) -> str:
+        """Where this format keeps its infinities (``kind="inf"``) or NaNs (``"nan"``),
+        in words.
+
+        Examples
+        --------
+        >>> from fpexplore import get_format
+        >>> get_format("float8_e4m3fnuz").special_rule("nan")
+        'sign 1 and every other bit 0, the pattern of -0: the one NaN'
+        """
+        if self.nan_encoding == "ieee":
+            if kind == "inf":
+                return "exponent all ones, mantissa 0: infinity"
+            return "exponent all ones, mantissa not 0: NaN"
+        if self.nan_encoding == "p3109" and kind == "inf":
+            return "every bit after the sign 1: infinity"
+        if self.nan_encoding in _NAN_AT_MINUS_ZERO:
+            return "sign 1 and every other bit 0, the pattern of -0: the one NaN"
+        if self.is_signed:
+            return "every bit after the sign 1: the one NaN pattern of each sign"
+        return "every bit 1: the one NaN"
+
     @property
     def tabulated(self) -> bool:
         """Whether the kernels read this format through tables of all its codes

@@ -39,12 +39,15 @@ def special_value(name: str, fmt: Any) -> FloatParts | None:
     True
     """
     fmt = get_format(fmt)
-    codes = {"+0": 0, "-0": fmt.sign_mask, "max": fmt.max_code, "smallest_subnormal": 1}
-    codes["smallest_normal"] = 1 << fmt.mantissa_bits
+    first = int(not fmt.has_zero)  # E8M0's code 0 is its smallest value
+    codes = {"+0": 0, "-0": fmt.sign_mask, "max": fmt.max_code, "smallest_subnormal": 1 - first}
+    codes["smallest_normal"] = 0 if first else 1 << fmt.mantissa_bits
     try:
         parts = from_bits(codes[name], fmt) if name in codes else decode(name, fmt)
     except ValueError:  # NaN in a format without NaN
         return None
+    if name == "smallest_subnormal" and (fmt.mantissa_bits == 0 or first):
+        return parts  # no subnormals: the smallest value is normal, as finfo says
     return parts if parts.kind.value == _KINDS[name] else None
 
 
