@@ -268,7 +268,6 @@ def explain_rounding(
     spacing = position = guard = round_bit = sticky = None
     nearer_zero = above if exact is not None and exact < 0 else below
     if exact is not None and exact != 0 and nearer_zero.is_finite:
-        negative = exact < 0
         magnitude = abs(nearer_zero.exact)
         spacing = Fraction(2) ** (
             ulp_exponent(magnitude, fmt) if magnitude else fmt.emin - fmt.mantissa_bits
@@ -286,7 +285,9 @@ def explain_rounding(
         picks = _picks(result, ex, nearer_zero)
         if ex.out_of_domain:
             away = False
-            reason = f"{fmt.name} has no value there" if not result.is_finite else "its nearest value"
+            reason = (
+                f"{fmt.name} has no value there" if not result.is_finite else "its nearest value"
+            )
         elif ex.is_exact:
             away, reason = False, _special_reason(x, result, fmt)
         else:

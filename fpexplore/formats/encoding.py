@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["NAN_ENCODINGS", "NanEncoding", "Encoding"]
+__all__ = ["NAN_ENCODINGS", "Encoding", "NanEncoding"]
 
 NanEncoding = Literal["ieee", "fn", "none", "fnuz", "p3109"]
 NAN_ENCODINGS = ("ieee", "fn", "none", "fnuz", "p3109")
