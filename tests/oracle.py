@@ -92,6 +92,10 @@ def oracle_round(x: Fraction, fmt: Format, mode: str) -> Fraction | str:
 def _is_even(v: Fraction, fmt: Format) -> bool:
     if v == 0:
         return True
+    if fmt.nan_encoding == "p3109" and fmt.mantissa_bits == 0:
+        # gfloat's P3109 rule for precision 1 (its round.py): ties to the even code;
+        # finite_values lists the values in code order
+        return finite_values(fmt).index(v) % 2 == 0
     exponent = v.numerator.bit_length() - v.denominator.bit_length()
     if Fraction(2) ** exponent > v:
         exponent -= 1

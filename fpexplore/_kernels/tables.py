@@ -80,7 +80,7 @@ def tables(fmt: Format) -> _Tables:
         magnitudes=magnitudes,
         magnitude_codes=order.astype(np.uint64),
         midpoints=(magnitudes + upper) / 2,  # exact: Format keeps them above 2**-1074
-        tie_up=lead % 2 == 1,  # an odd significand: the tie goes up (to even)
+        tie_up=(order if fmt.ties_to_even_code else lead) % 2 == 1,  # odd: up, to even
         spacings=upper - magnitudes,
         next_up=_neighbours(values, kind, fmt, up=True),
         next_down=_neighbours(values, kind, fmt, up=False),

@@ -204,8 +204,10 @@ def _direction(mode: str, ex: RoundingExplanation) -> tuple[bool, str]:
         nearer_zero = ex.above if negative else ex.below
         away = bool(nearer_zero.code & 1)  # its last mantissa bit is 1: odd
         rule = "whose last mantissa bit is 0"
-        if ex.format.mantissa_bits == 0:  # the significand is 1 (odd) or 0 (zero)
+        if ex.format.mantissa_bits == 0 and not ex.format.ties_to_even_code:
             away, rule = nearer_zero.exact != 0, "with the even significand (here the larger)"
+        elif ex.format.mantissa_bits == 0:
+            rule = "whose code is even (P3109, as gfloat)"
         return away, f"{how}; ties to even takes the neighbour {rule}"
     if mode in ("nearest_even", "nearest_away"):
         tie_rule = "; ties go away from zero" if ex.is_tie else ""

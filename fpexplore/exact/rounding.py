@@ -112,7 +112,10 @@ def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, i
         elif mode == "nearest_away":
             significand += twice >= den
         elif mode == "nearest_even":
-            significand += twice > den or (twice == den and significand & 1)
+            odd = significand & 1
+            if m == 0 and fmt.ties_to_even_code:  # the code's parity: its exponent field's
+                odd = significand and (exponent + fmt.bias) & 1
+            significand += twice > den or (twice == den and odd)
     if significand >> (m + 1):  # carried into the next binade
         significand >>= 1
         exponent += 1

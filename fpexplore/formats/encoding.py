@@ -221,6 +221,14 @@ class Encoding:
         return "every bit 1: the one NaN"
 
     @property
+    def ties_to_even_code(self) -> bool:
+        """Whether ``nearest_even`` breaks a tie by the parity of the code (P3109, as
+        gfloat does) rather than of the significand (IEEE 754). The two differ only
+        with no mantissa bits, where every significand is 1: P3109 p=1 then goes to
+        the even code, E8M0 (as ml_dtypes) to the larger value."""
+        return self.nan_encoding == "p3109"
+
+    @property
     def tabulated(self) -> bool:
         """Whether the kernels read this format through tables of all its codes
         (small formats whose encoding the bit-twiddling kernels do not model:

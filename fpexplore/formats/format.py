@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .encoding import NAN_ENCODINGS, Encoding, NanEncoding
+from .validation import check_format
 
 __all__ = ["Format", "NanEncoding"]
 
@@ -50,7 +51,7 @@ class Format(Encoding):
         at the top codes (IEEE P3109 binary8).
     is_signed : bool
         False for a format with no sign bit (E8M0, ``float8_e8m0fnu``); its
-        negative inputs round to NaN.
+        negative inputs round to NaN, so it needs ``nan_encoding="fn"``.
     has_subnormals : bool
         False for a format whose lowest exponent field holds normal numbers, so
         that it has no zero (E8M0: code 0 is ``2**-127``). Only unsigned formats
@@ -119,47 +120,7 @@ nonzero pattern on infinity or NaN
             object.__setattr__(self, "bias", 2 ** (self.exponent_bits - 1) - 1)
         elif not isinstance(self.bias, int) or isinstance(self.bias, bool):
             raise TypeError(f"bias must be an int, got {self.bias!r}")
-        self._check_encoding()
-        self._check_range()
-
-    def _check_encoding(self) -> None:
-        name = repr(self.name)
-        if self.nan_encoding == "ieee" and (self.exponent_bits < 2 or self.mantissa_bits < 1):
-            raise ValueError(
-                "an IEEE-style format needs at least 2 exponent bits and 1 mantissa bit, "
-                f"got exponent_bits={self.exponent_bits}, mantissa_bits={self.mantissa_bits}"
-            )
-        if not self.is_signed and self.nan_encoding not in ("fn", "none"):
-            raise ValueError(
-                f"unsigned format {name} must use nan_encoding 'fn' (NaN at the top code, "
-                f"as E8M0) or 'none', got {self.nan_encoding!r}"
-            )
-        if not self.has_subnormals and self.is_signed:
-            raise ValueError(
-                f"format {name} without subnormals has no zero; fpexplore supports that only "
-                "in unsigned formats (is_signed=False, as E8M0), where no value crosses zero"
-            )
-        if self.max_code < int(self.has_zero):
-            raise ValueError(
-                f"format {name} has no finite nonzero value: its {self.nan_encoding!r} "
-                "encoding spends every nonzero pattern on infinity or NaN"
-            )
-        if self.tabulated and self.bits > 16:
-            raise ValueError(
-                f"format {name} with {self.mantissa_bits} mantissa bits must be at most 16 "
-                f"bits wide (it has {self.bits}): its {self.nan_encoding!r} encoding"
-                f"{'' if self.is_signed else ', unsigned'} is computed from tables of every code"
-            )
-
-    def _check_range(self) -> None:
-        lowest = self.emin - self.mantissa_bits if self.has_subnormals else self.emin
-        floor = -1073 if self.tabulated else -1074  # tables keep midpoints exact
-        if self.emax > (1022 if self.tabulated else 1023) or lowest < floor:
-            raise ValueError(
-                f"format {self.name!r} reaches beyond float64's range "
-                f"(emax={self.emax}, smallest exponent {lowest}); "
-                "fpexplore supports formats whose values all fit in float64"
-            )
+        check_format(self)
 
     # -- constructors -------------------------------------------------------------
     @classmethod

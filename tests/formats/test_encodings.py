@@ -94,6 +94,8 @@ def test_p3109_precision_range(bad: object) -> None:
         ({"exponent_bits": 8, "mantissa_bits": 10, "nan_encoding": "fnuz"}, "at most 16 bits"),
         ({"exponent_bits": 8, "mantissa_bits": 0, "nan_encoding": "fnuz", "is_signed": False},
          "unsigned"),
+        ({"exponent_bits": 3, "mantissa_bits": 2, "nan_encoding": "none", "is_signed": False},
+         "unsigned"),
         ({"exponent_bits": 5, "mantissa_bits": 2, "has_subnormals": False},
          "without subnormals"),
     ],
