@@ -156,7 +156,11 @@ def format_html(fmt: Any) -> str:
     True
     """
     fmt = get_format(fmt)
-    widths = [("sign", 1), ("exponent", fmt.exponent_bits), ("mantissa", fmt.mantissa_bits)]
+    widths = [
+        ("sign", int(fmt.is_signed)),
+        ("exponent", fmt.exponent_bits),
+        ("mantissa", fmt.mantissa_bits),
+    ]
     segments = []
     for name, width in widths:
         if width:

@@ -443,3 +443,15 @@ def test_density_explorer_never_raises_at_float64_extremes():
     d.set_zoom(5)  # the lowest subnormal binade holds one value: no zoom beyond it
     assert d.zoom == 0 and d.window == (5e-324, 1e-323)
     assert d.message == "2 values of float64 in [5e-324, 1e-323]"
+
+
+@pytest.mark.parametrize("fmt", ["float8_e8m0fnu", "p3109_p1", "float8_e4m3fnuz"])
+def test_float_explorer_with_the_new_encodings(fmt):
+    f = get_format(fmt)
+    ex = FloatExplorer(1.0, fmt)
+    assert len(ex.bit_buttons) == f.bits
+    one = ex.code
+    ex.toggle_bit(0)  # E8M0: the exponent's top bit (1.0 -> 2.0); signed ones: the sign
+    assert ex.code == one ^ 0x80 and ex.value == (2.0 if fmt == "float8_e8m0fnu" else -1.0)
+    assert not ex.is_error
+    assert (special_value("-0", f) is None) and (special_value("+0", f) is None) == (not f.has_zero)
