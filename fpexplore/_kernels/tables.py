@@ -99,8 +99,7 @@ def _neighbours(values: np.ndarray, kind: np.ndarray, fmt: Format, *, up: bool) 
         canonical[sorted_values == 0] = 0
     result = np.arange(values.size, dtype=np.int64)
     finite = (kind != _NAN) & (kind != _INF)
-    side = "right" if up else "left"
-    index = np.searchsorted(sorted_values, values, side=side) + (0 if up else -1)
+    index = np.searchsorted(sorted_values, values, side="right" if up else "left") - (not up)
     inside = (index >= 0) & (index < sorted_values.size)
     move = (kind != _NAN) & inside
     result[move] = canonical[index[move]]

@@ -13,11 +13,20 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeAlias
+
+import numpy as np
 
 from .format import Format
 
-__all__ = ["FORMATS", "format_names", "get_format"]
+__all__ = ["FORMATS", "FormatLike", "format_names", "get_format"]
+
+FormatLike: TypeAlias = (
+    str | Format | np.dtype[Any] | type[np.generic] | type[float] | np.generic | np.finfo[Any]
+)
+"""What :func:`get_format` accepts, and so every ``fmt`` argument: a name, alias or
+numpy dtype string, a :class:`Format`, a numpy (or ml_dtypes) dtype, scalar type or
+scalar, an ``np.finfo`` (or ``ml_dtypes.finfo``), or ``float`` (float64)."""
 
 
 def _fn(name: str, e: int, m: int, bias: int | None = None) -> Format:
@@ -115,8 +124,6 @@ _ML_DTYPES_NAMES = (
 
 def format_dtype(fmt: Format) -> Any:
     """The numpy or ml_dtypes dtype of a catalogue format, else None."""
-    import numpy as np
-
     if fmt.name in ("float16", "float32", "float64"):
         return np.dtype(fmt.name) if FORMATS[fmt.name] == fmt else None
     if fmt.name not in _ML_DTYPES_NAMES or _named(fmt.name) != fmt:
@@ -140,7 +147,7 @@ def format_names() -> list[str]:
     return list(FORMATS)
 
 
-def get_format(spec: Any) -> Format:
+def get_format(spec: FormatLike) -> Format:
     """Look up a format by name, alias, numpy dtype or Format.
 
     Parameters
@@ -225,26 +232,21 @@ def _from_dtype_name(dtype_name: str) -> Format:
 
 def _dtype_string(text: str) -> str | None:
     """The dtype name numpy reads from a string such as ``"<f4"``, else None."""
-    import numpy as np
-
     try:
-        return np.dtype(text).name
+        return str(np.dtype(text).name)
     except TypeError:
         return None
 
 
-def _dtype_name(spec: Any) -> str | None:
+def _dtype_name(spec: object) -> str | None:
     """The numpy dtype name of ``spec`` if it is a dtype, a scalar type or instance,
-    or a finfo object (numpy's or ml_dtypes'), else None."""
-    import numpy as np
-
+    or a finfo object (numpy's or ml_dtypes', a subclass), else None."""
     if isinstance(spec, np.dtype):
-        return spec.name
+        return str(spec.name)
     if isinstance(spec, type) and issubclass(spec, np.generic):
-        return np.dtype(spec).name
+        return str(np.dtype(spec).name)
     if isinstance(spec, np.generic):
-        return spec.dtype.name
-    finfo_dtype = getattr(spec, "dtype", None)
-    if type(spec).__name__ == "finfo" and isinstance(finfo_dtype, np.dtype):
-        return finfo_dtype.name
+        return str(spec.dtype.name)
+    if isinstance(spec, np.finfo):
+        return str(np.dtype(spec.dtype).name)
     return None

@@ -122,7 +122,7 @@ class Encoding:
     def inf_code(self) -> int | None:
         """Code of +inf, or None when the format has no infinities."""
         if self.nan_encoding == "ieee":
-            return (2**self.exponent_bits - 1) << self.mantissa_bits
+            return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
         if self.nan_encoding == "p3109":
             return self._magnitude_codes - 1
         return None
@@ -142,14 +142,14 @@ class Encoding:
     @property
     def n_codes(self) -> int:
         """Number of bit patterns: ``2**bits``."""
-        return 2**self.bits
+        return 1 << self.bits
 
     @property
     def n_nan(self) -> int:
         """Number of NaN bit patterns (both signs)."""
         signs = 2 if self.is_signed else 1
         if self.nan_encoding == "ieee":
-            return signs * (2**self.mantissa_bits - 1)
+            return signs * ((1 << self.mantissa_bits) - 1)
         if self.nan_encoding == "fn":
             return signs
         return 1 if self.nan_encoding in _NAN_AT_MINUS_ZERO else 0

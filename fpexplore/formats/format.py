@@ -3,7 +3,8 @@
 A :class:`Format` holds a handful of primary parameters (exponent and mantissa
 widths, bias, how infinities and NaNs are encoded); every other quantity is
 derived from them and named as :class:`numpy.finfo` names it, so the two can
-be compared attribute by attribute.
+be compared attribute by attribute. One job, the model and what follows from it,
+which makes the module longer than most.
 
 Examples
 --------
@@ -18,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .encoding import NAN_ENCODINGS, Encoding, NanEncoding
@@ -27,7 +28,7 @@ from .validation import check_format
 __all__ = ["Format", "NanEncoding"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Format(Encoding):
     """A binary floating-point format: a sign bit (or none), exponent bits, mantissa bits.
 
@@ -95,10 +96,25 @@ nonzero pattern on infinity or NaN
     name: str
     exponent_bits: int
     mantissa_bits: int
-    bias: int = None  # type: ignore[assignment]  # None: the IEEE bias, set in __post_init__
+    bias: int  # resolved from None to the IEEE value by the constructor
     nan_encoding: NanEncoding = "ieee"
     is_signed: bool = True
     has_subnormals: bool = True
+
+    def __init__(
+        self,
+        name: str,
+        exponent_bits: int,
+        mantissa_bits: int,
+        bias: int | None = None,
+        nan_encoding: NanEncoding = "ieee",
+        is_signed: bool = True,
+        has_subnormals: bool = True,
+    ) -> None:
+        values = (name, exponent_bits, mantissa_bits, bias, nan_encoding, is_signed, has_subnormals)
+        for field, value in zip(fields(self), values, strict=True):
+            object.__setattr__(self, field.name, value)  # frozen: set as the dataclass would
+        self.__post_init__()  # checks the fields and resolves bias=None
 
     def __post_init__(self) -> None:
         for field in ("exponent_bits", "mantissa_bits"):
@@ -116,7 +132,7 @@ nonzero pattern on infinity or NaN
             raise ValueError(
                 f"nan_encoding must be one of {NAN_ENCODINGS}, got {self.nan_encoding!r}"
             )
-        if self.bias is None:
+        if self.bias is None:  # None until resolved here
             object.__setattr__(self, "bias", 2 ** (self.exponent_bits - 1) - 1)
         elif not isinstance(self.bias, int) or isinstance(self.bias, bool):
             raise TypeError(f"bias must be an int, got {self.bias!r}")
@@ -150,7 +166,7 @@ nonzero pattern on infinity or NaN
         return cls(name, exponent_bits, mantissa_bits)
 
     def _replace(self, **changes: Any) -> Format:
-        params = {
+        params: dict[str, Any] = {
             "name": self.name,
             "exponent_bits": self.exponent_bits,
             "mantissa_bits": self.mantissa_bits,
@@ -222,7 +238,7 @@ nonzero pattern on infinity or NaN
     @property
     def max(self) -> float:
         """Largest finite value (float16: 65504.0; float8_e4m3fn: 448.0)."""
-        significand = 2**self.mantissa_bits + self.max_mantissa
+        significand = (1 << self.mantissa_bits) + self.max_mantissa
         return math.ldexp(significand, self.emax - self.mantissa_bits)
 
     @property
