@@ -45,7 +45,7 @@ def p3109(precision: int) -> Format:
     """The IEEE P3109 binary8 format of precision ``p`` (1 to 7), signed, extended.
 
     The draft followed is the IEEE WG P3109 Interim Report (the working group's
-    shared report on binary8 formats), as gfloat 0.5 encodes it
+    shared report on binary8 formats), in the revision gfloat 0.5.2 implements
     (``format_info_p3109(8, p)``, signed, extended domain): ``8 - p`` exponent
     bits, ``p - 1`` mantissa bits, bias ``2**(7 - p)``, subnormals, no negative zero,
     one NaN at ``0x80`` (the code of -0), +inf at ``0x7F`` and -inf at ``0xFF``.
