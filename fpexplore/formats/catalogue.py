@@ -13,7 +13,7 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -21,9 +21,14 @@ from .format import Format
 
 __all__ = ["FORMATS", "FormatLike", "format_names", "get_format"]
 
-FormatLike: TypeAlias = (
-    str | Format | np.dtype[Any] | type[np.generic] | type[float] | np.generic | np.finfo[Any]
-)
+if TYPE_CHECKING:
+    FormatLike: TypeAlias = (
+        str | Format | np.dtype[Any] | type[np.generic] | type[float] | np.generic | np.finfo[Any]
+    )
+else:  # np.finfo takes no subscript at run time in older numpy
+    FormatLike: TypeAlias = (
+        str | Format | np.dtype[Any] | type[np.generic] | type[float] | np.generic | np.finfo
+    )
 """What :func:`get_format` accepts, and so every ``fmt`` argument: a name, alias or
 numpy dtype string, a :class:`Format`, a numpy (or ml_dtypes) dtype, scalar type or
 scalar, an ``np.finfo`` (or ``ml_dtypes.finfo``), or ``float`` (float64)."""
