@@ -19,7 +19,7 @@ import numpy as np
 
 from .format import Format
 
-__all__ = ["FORMATS", "FormatLike", "format_names", "get_format"]
+__all__ = ["FORMATS", "FormatLike", "format_names", "get_format", "p3109"]
 
 if TYPE_CHECKING:
     FormatLike: TypeAlias = (
