@@ -77,14 +77,14 @@ FORMATS: dict[str, Format] = {
         Format("float16", 5, 10),
         Format("float8_e5m2", 5, 2),
         _fn("float8_e4m3fn", 4, 3),
-        _mx("float6_e3m2fn", 3, 2, 3),
-        _mx("float6_e2m3fn", 2, 3, 1),
-        _mx("float4_e2m1fn", 2, 1, 1),
         _fnuz("float8_e4m3fnuz", 4, 3, 8),
         _fnuz("float8_e5m2fnuz", 5, 2, 16),
         _fnuz("float8_e4m3b11fnuz", 4, 3, 11),
         Format("float8_e8m0fnu", 8, 0, 127, "fn", is_signed=False, has_subnormals=False),
         *(p3109(p) for p in range(1, 8)),
+        _mx("float6_e3m2fn", 3, 2, 3),
+        _mx("float6_e2m3fn", 2, 3, 1),
+        _mx("float4_e2m1fn", 2, 1, 1),
     )
 }
 """The catalogue, widest first. Names follow ml_dtypes."""
