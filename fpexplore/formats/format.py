@@ -266,7 +266,12 @@ nonzero pattern on infinity or NaN
 
     @property
     def precision(self) -> int:
-        """Approximate decimal digits of precision, as numpy.finfo: ``floor(-log10(eps))``."""
+        """Approximate decimal digits of precision, as numpy.finfo: ``floor(-log10(eps))``.
+
+        A deliberate difference from ``ml_dtypes.finfo``, which reports 1 for every
+        FP8 format (and E8M0): by numpy's definition they have 0 (eps 0.125 gives
+        ``-log10(eps)`` = 0.9), and ``resolution`` follows.
+        """
         return math.floor(-math.log10(self.eps))
 
     @property
