@@ -15,6 +15,7 @@ from .dtypes import _as_float64, _real_array, code_dtype
 from .fields import codes_to_values
 from .round_blocked import _round_into, _rounder
 from .round_general import _round_block_float
+from .tables import round_table
 
 
 def _round_array(
@@ -70,6 +71,9 @@ def round_codes(
     out = np.empty(flat.shape, dtype=code_dtype(fmt))
     for start in range(0, flat.size, BLOCK):
         block = slice(start, start + BLOCK)
+        if fmt.tabulated:
+            out[block] = round_table(flat[block], fmt, rounding, overflow, rng)
+            continue
         with np.errstate(invalid="ignore", over="ignore"):
             out[block] = _round_block_float(flat[block], fmt, rounding, overflow, rng)
     return out.reshape(x.shape)
