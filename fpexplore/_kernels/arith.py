@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exact import ARITY, check_overflow, check_rounding, exact_op
+from ..exact import ARITY, check_arithmetic_format, check_overflow, check_rounding, exact_op
 from ..formats import Format, get_format
 from .errors import spacing_exponents
 from .fields import codes_to_values
@@ -145,7 +145,7 @@ def arith_values(
 ) -> np.ndarray:
     """Apply ``op`` elementwise (with broadcasting) to float64 arrays of ``fmt``'s
     values; return the correctly rounded results as float64."""
-    fmt = get_format(fmt)
+    fmt = check_arithmetic_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
     if op not in ARITY:

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..exact import to_float
+from ..exact import check_arithmetic_format, to_float
 from ..formats import Format, get_format
 from .exact_sums import exact_dot, exact_sum
 from .pairwise import pairwise_sum
@@ -205,8 +205,8 @@ def _accumulate(
 def _check(values: Any, fmt: Any, accumulate: Any, order: str) -> tuple[np.ndarray, Format, Format]:
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}; expected one of {', '.join(ORDERS)}")
-    fmt = get_format(fmt)
-    acc = fmt if accumulate is None else get_format(accumulate)
+    fmt = check_arithmetic_format(fmt)
+    acc = fmt if accumulate is None else check_arithmetic_format(accumulate)
     x = K._as_float64(values).reshape(-1)
     return x, fmt, acc
 

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..exact import FLAGS, check_overflow, check_rounding, exact_op
+from ..exact import FLAGS, check_arithmetic_format, check_overflow, check_rounding, exact_op
 from ..formats import Format, get_format
 from .decode import FloatParts, decode, from_bits
 from .operation import SYMBOLS, Operation
@@ -94,7 +94,7 @@ def _compute(
     overflow: str | None,
     rng: Any,
 ) -> Any:
-    fmt = get_format(fmt)
+    fmt = check_arithmetic_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
     if any(_is_array(x) for x in operands):

@@ -22,6 +22,8 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from .. import codes as K
 from ..codes import Kind
 from ..exact import (
@@ -81,6 +83,10 @@ class FloatParts:
         hold it to on every code of the small formats (a kernel call costs
         ~100 µs here, the explanation of one operation reads dozens)."""
         fmt, m = self.format, self.format.mantissa_bits
+        if fmt.tabulated:  # fnuz, P3109, unsigned...: their tables live in the kernels
+            arr = np.array([self.code], dtype=K.code_dtype(fmt))
+            fields = K.split_codes(arr, fmt)
+            return int(fields[0][0]), int(fields[1][0]), int(fields[2][0]), int(fields[3][0])
         sign = self.code >> (fmt.bits - 1)
         exponent = (self.code >> m) & ((1 << fmt.exponent_bits) - 1)
         mantissa = self.code & ((1 << m) - 1)

@@ -11,7 +11,7 @@ Imports only :mod:`fpexplore.formats`.
 '0x40490fd0'
 """
 
-from .ops import ARITY, FLAGS, ExactResult, code_to_real, exact_op
+from .ops import ARITY, FLAGS, ExactResult, check_arithmetic_format, code_to_real, exact_op
 from .parse import MAX_DECIMAL_EXPONENT, ExactReal, parse_real, to_float
 from .rounding import (
     OVERFLOW_MODES,
@@ -35,6 +35,7 @@ __all__ = [
     "ROUNDING_NAMES",
     "ExactReal",
     "ExactResult",
+    "check_arithmetic_format",
     "check_overflow",
     "check_rounding",
     "code_to_real",

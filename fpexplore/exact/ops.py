@@ -38,7 +38,14 @@ from .rounding import (
 )
 from .specials import ExactResult, nan_code, special_case
 
-__all__ = ["ARITY", "FLAGS", "ExactResult", "code_to_real", "exact_op"]
+__all__ = [
+    "ARITY",
+    "FLAGS",
+    "ExactResult",
+    "check_arithmetic_format",
+    "code_to_real",
+    "exact_op",
+]
 
 ARITY = {
     "add": 2,
@@ -55,6 +62,21 @@ ARITY = {
 
 FLAGS = ("invalid", "division_by_zero", "overflow", "underflow", "inexact")
 """The IEEE 754 exception flags, in the standard's order."""
+
+
+def check_arithmetic_format(spec: Any) -> Format:
+    """The format, if arithmetic supports it: every IEEE-style, ``fn`` and ``none``
+    format (the catalogue's float64 ... FP4 and custom eXmY). The tabulated
+    encodings (fnuz, P3109, unsigned E8M0, formats without subnormals) are refused."""
+    fmt = get_format(spec)
+    if fmt.tabulated:
+        raise ValueError(
+            f"arithmetic in {fmt.name} is not supported: its encoding "
+            f"({fmt.nan_encoding}{'' if fmt.is_signed else ', unsigned'}) is read through "
+            "tables; compute in an IEEE-style, 'fn' or 'none' format and round the result "
+            "into it with decode() or round_to()"
+        )
+    return fmt
 
 
 def code_to_real(code: int, fmt: Format) -> ExactReal:
@@ -185,7 +207,7 @@ def exact_op(
         For an unknown operation, the wrong number of operands, or an invalid
         operation in a format without NaN (FP6, FP4).
     """
-    fmt = get_format(fmt)
+    fmt = check_arithmetic_format(fmt)
     if op not in ARITY:
         raise ValueError(f"unknown operation {op!r}; expected one of {', '.join(ARITY)}")
     if len(codes) != ARITY[op]:
