@@ -10,7 +10,8 @@ import numpy as np
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _as_float64
+from .dtypes import _INF_BITS, _real_array
+from .integers import exact_float64, integer_errors, wide_integers
 from .round_blocked import _round_into, _rounder
 from .rounding import round_values
 
@@ -35,7 +36,8 @@ def rounding_errors(
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
-    x = _as_float64(values)
+    given = _real_array(values)
+    x = exact_float64(given, fmt, rounding)  # integers beyond 2**53: pre-rounded
     r = _rounder(fmt, rounding, overflow)
     precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
     outputs = tuple(np.empty(x.shape) for _ in range(4))
@@ -69,6 +71,12 @@ def rounding_errors(
             ulp_error[np.isinf(abs_error)] = np.inf
 
     _run_blocks(flat.size, BLOCK, work, _Scratch)
+    wide = wide_integers(given)
+    if wide is not None and wide.any():  # measured from the integers themselves
+        rounded, abs_error, rel_error, ulp_error = outputs
+        abs_error[wide], rel_error[wide], ulp_error[wide] = integer_errors(
+            given[wide], rounded[wide], fmt
+        )
     return outputs
 
 

@@ -20,6 +20,8 @@ import numpy as np
 from .. import codes as K
 from ..formats import Format, get_format
 
+_FLOAT64 = get_format("float64")
+
 __all__ = [
     "RepresentationError",
     "next_down",
@@ -89,7 +91,8 @@ def ulp(values: Any, fmt: Any) -> Any:
     array([9.76562500e-04, 1.95312500e-03, 3.20000000e+01, 5.96046448e-08])
     """
     fmt = get_format(fmt)
-    x = K._as_float64(values)
+    given = K._real_array(values)
+    x = K.exact_float64(given, _FLOAT64, "toward_zero")  # keeps each integer's binade
     with np.errstate(invalid="ignore"):
         return _shaped(_ulp_at(np.atleast_1d(x), fmt).reshape(x.shape), values)
 
@@ -97,24 +100,44 @@ def ulp(values: Any, fmt: Any) -> Any:
 def next_up(values: Any, fmt: Any) -> Any:
     """The smallest representable value of ``fmt`` strictly above each value.
 
+    From -inf that is -max in every format; from +inf (and above max) it is
+    +inf where the format has infinities, else what overflow gives there: NaN
+    in 'fn' formats, +max again in formats with neither (FP6, FP4).
+
     Examples
     --------
     >>> next_up([1.0, 65504.0, -0.0], "float16")
     array([1.00097656e+00,            inf, 5.96046448e-08])
+    >>> next_up([-np.inf, np.inf], "float8_e4m3fn")
+    array([-448.,   nan])
     """
-    fmt = get_format(fmt)
-    x = np.atleast_1d(K._as_float64(values))
-    code = K.round_codes(x, fmt, "up")
-    stored = K.codes_to_values(code, fmt)
-    on_grid = stored == x
-    code[on_grid] = K.next_up_codes(code[on_grid], fmt)
-    return _shaped(K.codes_to_values(code, fmt).reshape(np.shape(values)), values)
+    return _shaped(_step(values, get_format(fmt), up=True), values)
 
 
 def next_down(values: Any, fmt: Any) -> Any:
-    """The largest representable value of ``fmt`` strictly below each value."""
-    x = K._as_float64(values)
-    return _shaped(-np.asarray(next_up(-x, fmt)), values)
+    """The largest representable value of ``fmt`` strictly below each value
+    (``-next_up(-x)``).
+
+    >>> next_down([np.inf, -448.0], "float8_e4m3fn")
+    array([448.,  nan])
+    """
+    return _shaped(_step(values, get_format(fmt), up=False), values)
+
+
+def _step(values: Any, fmt: Format, up: bool) -> np.ndarray:
+    """next_up (``up``) or next_down of each value, exactly for every input dtype."""
+    given = np.atleast_1d(K._real_array(values))
+    code = K.round_codes(given, fmt, "up" if up else "down")
+    on_grid = code == K.round_codes(given, fmt, "down" if up else "up")  # or inf, NaN
+    step = K.next_up_codes if up else K.next_down_codes
+    code[on_grid] = step(code[on_grid], fmt)
+    if not fmt.has_infinity and given.dtype.kind not in "iu":  # from an infinity
+        x = K._as_float64(given)
+        start, beyond = (-np.inf, np.inf) if up else (np.inf, -np.inf)
+        code[x == start] = (fmt.sign_mask if up else 0) | fmt.max_code  # -max or +max
+        edge = fmt.max_code if up else fmt.sign_mask | fmt.max_code  # what lies past it
+        code[x == beyond] = step(np.array([edge], code.dtype), fmt)[0]
+    return K.codes_to_values(code, fmt).reshape(np.shape(values))
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,9 +176,10 @@ def representation_error(
     subtraction of two doubles is correctly rounded).
     """
     fmt = get_format(fmt)
-    x = np.atleast_1d(K._as_float64(values))
+    given = np.atleast_1d(K._real_array(values))
+    x = K._as_float64(given)
     rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
-        x, fmt, rounding, overflow=overflow
+        given, fmt, rounding, overflow=overflow
     )
     shape = np.shape(values)
     return RepresentationError(

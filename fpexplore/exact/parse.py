@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..formats import FORMATS
+from ..formats import Format, get_format
 
 __all__ = ["MAX_DECIMAL_EXPONENT", "ExactReal", "parse_real", "to_float"]
 
@@ -87,13 +87,31 @@ def _from_float(x: float) -> ExactReal:
     return ExactReal(sign, Fraction(abs(x)))
 
 
-def _from_narrow_nan(x: np.floating) -> ExactReal:
-    """A float16/float32 NaN read from its bits, payload aligned to float64's 52."""
-    width = x.dtype.itemsize * 8
-    m = {16: 10, 32: 23}[width]
-    bits = int(np.array(x).view(f"u{x.dtype.itemsize}"))
+def _from_narrow_float(x: np.generic, fmt: Format) -> ExactReal:
+    """A float16/float32 or ml_dtypes scalar: its exact value, or for a NaN its bits
+    (``float()`` would quiet a signalling NaN): sign, quiet bit and payload aligned
+    to float64's 52 fraction bits; an 'fn' NaN, which has no quiet bit, is quiet."""
+    with np.errstate(invalid="ignore"):  # comparing a signalling NaN signals
+        if not np.isnan(x):
+            return _from_float(float(x))
+    raw = np.array(x).view(f"u{np.dtype(type(x)).itemsize}")
+    bits = int(raw) & ((1 << fmt.bits) - 1)
+    sign = bits >> (fmt.bits - 1)
+    if fmt.nan_encoding != "ieee":
+        return ExactReal(sign, None, "nan", None, True)
+    m = fmt.mantissa_bits
     payload = (bits & ((1 << m) - 1)) << (52 - m)
-    return ExactReal(bits >> (width - 1), None, "nan", payload, bool(payload >> 51))
+    return ExactReal(sign, None, "nan", payload, bool(payload >> 51))
+
+
+def _scalar_format(x: Any) -> Format | None:
+    """The format of a numpy float16/float32 or ml_dtypes scalar, else None."""
+    if not isinstance(x, np.generic) or isinstance(x, np.float64 | np.longdouble):
+        return None
+    try:
+        return get_format(np.dtype(type(x)))
+    except (TypeError, ValueError):
+        return None
 
 
 def _from_fraction(x: Fraction) -> ExactReal:
@@ -178,11 +196,17 @@ def parse_real(x: Any) -> ExactReal:
     """
     if isinstance(x, bool | np.bool_):
         raise TypeError(f"expected a real number, got the bool {x!r}")
+    if isinstance(x, _NOT_NUMBERS):
+        raise TypeError(
+            f"expected a real number, got the numpy {type(x).__name__} {x!r}; "
+            "dates, durations, text and raw bytes are not numbers"
+        )
     if isinstance(x, int | np.integer):
         return _from_fraction(Fraction(int(x)))
-    if isinstance(x, np.float16 | np.float32) and np.isnan(x):
-        return _from_narrow_nan(x)  # float() would quiet a signalling NaN
-    if isinstance(x, float | np.float16 | np.float32 | np.float64):
+    narrow = _scalar_format(x)
+    if narrow is not None:
+        return _from_narrow_float(x, narrow)
+    if isinstance(x, float | np.float64):
         return _from_float(float(x))
     if isinstance(x, str):
         return _parse_string(x)
@@ -196,8 +220,6 @@ def parse_real(x: Any) -> ExactReal:
         if not np.isfinite(x):
             return _from_float(float(x))
         return ExactReal(1 if np.signbit(x) else 0, abs(Fraction(*x.as_integer_ratio())))
-    if isinstance(x, np.generic) and np.dtype(type(x)).name in _ml_dtypes_names():
-        return _from_float(float(x))  # ml_dtypes scalars widen exactly
     if isinstance(x, np.ndarray | list | tuple):
         raise TypeError(
             f"expected a single real number, got a {type(x).__name__}; "
@@ -209,13 +231,12 @@ def parse_real(x: Any) -> ExactReal:
     )
 
 
-def _ml_dtypes_names() -> tuple[str, ...]:
-    return tuple(FORMATS)
+_NOT_NUMBERS = (np.timedelta64, np.datetime64, np.str_, np.bytes_, np.void, np.object_)
 
 
 def to_float(x: Fraction) -> float:
     """``float(x)``, correctly rounded, with +-inf instead of OverflowError."""
     try:
         return float(x)
-    except OverflowError:
-        return math.copysign(math.inf, x)
+    except OverflowError:  # math.copysign(inf, x) would convert x too
+        return math.inf if x > 0 else -math.inf
