@@ -135,4 +135,3 @@ def integer_errors(
         rel_error = abs_error / magnitude.astype(np.float64)
         ulp_error = np.ldexp(abs_error, -shift.astype(np.int32))
     return abs_error, rel_error, ulp_error
-

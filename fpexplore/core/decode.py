@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -27,9 +28,12 @@ import numpy as np
 from .. import codes as K
 from ..codes import Kind
 from ..exact import (
+    DECIMAL_PLACES,
     check_overflow,
+    StandIn,
     check_rounding,
     parse_real,
+    quotient,
     round_real,
     to_float,
     ulp_exponent,
@@ -74,6 +78,7 @@ class FloatParts:
     rounding: str | None = "nearest_even"  # None: made by from_bits
     _input_special: str | None = field(default=None, repr=False)
     _input_sign: int = field(default=0, repr=False)
+    _input_given: StandIn | None = field(default=None, repr=False)
 
     # -- fields -------------------------------------------------------------------
     @cached_property
@@ -195,17 +200,31 @@ class FloatParts:
             return self.abs_error if self.abs_error != 0 else 0.0
         if self.input_exact == 0:
             return 0.0 if self.error == 0 else math.inf
-        return to_float(abs(self.error) / abs(self.input_exact))
+        given = self._input_given
+        if given is not None and given.kind == "long":  # x lies in (t, t + 10**-2200)
+            t = abs(self.input_exact) - Fraction(1, 2 * 10**DECIMAL_PLACES)
+            ends = {_relative(self.exact, end) for end in (t, t + 2 * (abs(self.input_exact) - t))}
+            return ends.pop() if len(ends) == 1 else _relative(self.exact, given.exact())
+        return _relative(self.exact, self.input_exact)
 
     @property
     def ulp_error(self) -> float:
         if self.error is None:
             return self.abs_error if self.abs_error != 0 else 0.0
+        given = self._input_given
+        if given is not None and given.kind == "huge":  # |x - stored| / 2**(log2 x - m)
+            with localcontext(Context(prec=60)):
+                log2 = given.log2()
+                return (
+                    float(Decimal(2) ** (log2 - log2.to_integral_value(ROUND_FLOOR)))
+                    * 2.0**self.format.mantissa_bits
+                )
         if self.input_exact == 0:
-            spacing = Fraction(2) ** (self.format.emin - self.format.mantissa_bits)
+            shift = self.format.emin - self.format.mantissa_bits
         else:
-            spacing = Fraction(2) ** ulp_exponent(abs(self.input_exact), self.format)
-        return to_float(abs(self.error) / spacing)
+            shift = ulp_exponent(abs(self.input_exact), self.format)
+        error = abs(self.error)
+        return quotient(error.numerator << max(-shift, 0), error.denominator << max(shift, 0))
 
     # -- neighbours ---------------------------------------------------------------
     def next_up(self) -> FloatParts:
@@ -233,6 +252,14 @@ class FloatParts:
         from ..render.html import parts_html
 
         return parts_html(self)
+
+
+def _relative(stored: Fraction | None, x: Fraction) -> float:
+    """``|stored - x| / |x|`` as a float, without building the quotient Fraction."""
+    assert stored is not None
+    error = stored - x
+    num = abs(error.numerator) * x.denominator
+    return quotient(num, error.denominator * abs(x.numerator))
 
 
 def decode(
@@ -272,7 +299,7 @@ def decode(
     check_overflow(overflow)
     exact = parse_real(x)
     code = round_real(exact, fmt, rounding, overflow)
-    return FloatParts(code, fmt, x, exact.value, rounding, exact.special, exact.sign)
+    return FloatParts(code, fmt, x, exact.value, rounding, exact.special, exact.sign, exact.given)
 
 
 def from_bits(code: Any, fmt: Any) -> FloatParts:

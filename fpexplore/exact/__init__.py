@@ -11,7 +11,15 @@ Imports only :mod:`fpexplore.formats`.
 '0x40490fd0'
 """
 
-from .parse import MAX_DECIMAL_EXPONENT, ExactReal, parse_real, to_float
+from .parse import (
+    DECIMAL_PLACES,
+    MAX_DECIMAL_EXPONENT,
+    ExactReal,
+    StandIn,
+    parse_real,
+    quotient,
+    to_float,
+)
 from .rounding import (
     OVERFLOW_MODES,
     ROUNDING_MODES,
@@ -26,15 +34,18 @@ from .rounding import (
 from .rounding import _magnitude_mode as _magnitude_mode
 
 __all__ = [
+    "DECIMAL_PLACES",
     "MAX_DECIMAL_EXPONENT",
     "OVERFLOW_MODES",
     "ROUNDING_MODES",
     "ROUNDING_NAMES",
     "ExactReal",
+    "StandIn",
     "check_overflow",
     "check_rounding",
     "overflow_code",
     "parse_real",
+    "quotient",
     "round_magnitude",
     "round_real",
     "to_float",

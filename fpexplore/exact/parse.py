@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from decimal import Decimal
+from decimal import Context, Decimal, localcontext
 from fractions import Fraction
 from numbers import Rational
 from typing import Any, NamedTuple
@@ -27,10 +27,52 @@ import numpy as np
 
 from ..formats import Format, get_format
 
-__all__ = ["MAX_DECIMAL_EXPONENT", "ExactReal", "parse_real", "to_float"]
+__all__ = [
+    "DECIMAL_PLACES",
+    "MAX_DECIMAL_EXPONENT",
+    "ExactReal",
+    "StandIn",
+    "parse_real",
+    "quotient",
+    "to_float",
+]
 
-MAX_DECIMAL_EXPONENT = 100_000
-"""Decimal inputs beyond 1e+-100000 are refused (far outside every format)."""
+MAX_DECIMAL_EXPONENT = 400
+"""Decimal inputs whose magnitude is 1e+-400 or beyond stand in for themselves by
+1e+-401 (see :func:`_bounded`); every format's values lie far inside."""
+
+DECIMAL_PLACES = 2200
+"""Decimal digits after the point beyond this many are summed up by a sticky
+half-unit (see :func:`_bounded`); every rounding stays as for all the digits."""
+
+MAX_BINARY_EXPONENT = 10_000
+"""Hex floats with a binary exponent beyond this (``"0x1p10001"``) are refused."""
+
+MAX_RATIO_DIGITS = 20_000
+"""A ratio ``"p/q"`` with more digits than this in ``p`` or ``q`` is refused."""
+
+
+class StandIn(NamedTuple):
+    """A decimal input ``int(digits) * 10**exponent`` too large, too small or too
+    long to hold exactly (see :func:`_bounded`); ``kind`` is ``"huge"``,
+    ``"tiny"`` or ``"long"``. ``digits`` keeps at most 80 leading digits for
+    ``"huge"`` and ``"tiny"``, all of them for ``"long"``."""
+
+    digits: str
+    exponent: int
+    kind: str
+
+    def exact(self) -> Fraction:
+        """The exact value (may be slow and huge: for ``"long"`` only)."""
+        return Fraction(int(Decimal(self.digits)) * Fraction(10) ** self.exponent)
+
+    def log2(self) -> Decimal:
+        """log2 of the value to about 60 digits, for any exponent."""
+        precision = 60 + len(str(abs(self.exponent)))
+        with localcontext(Context(prec=precision, Emax=10**15, Emin=-(10**15))):
+            lead = Decimal(self.digits[:80])
+            ln10 = Decimal(10).ln()
+            return (lead.ln() + self.exponent * ln10) / Decimal(2).ln()
 
 
 class ExactReal(NamedTuple):
@@ -47,6 +89,7 @@ class ExactReal(NamedTuple):
     special: str | None = None  # None, "inf" or "nan"
     payload: int | None = 0
     quiet: bool = True
+    given: StandIn | None = None  # the decimal, where ``magnitude`` only stands in for it
 
     @property
     def is_finite(self) -> bool:
@@ -118,18 +161,57 @@ def _from_fraction(x: Fraction) -> ExactReal:
     return ExactReal(1 if x < 0 else 0, abs(x))
 
 
-def _from_decimal(d: Decimal, original: Any) -> ExactReal:
+def _from_decimal(d: Decimal) -> ExactReal:
     sign = 1 if d.is_signed() else 0
     if d.is_nan():
         return ExactReal(sign, None, "nan", None, not d.is_snan())
     if d.is_infinite():
         return ExactReal(sign, None, "inf")
-    if d and abs(d.adjusted()) > MAX_DECIMAL_EXPONENT:
-        raise ValueError(
-            f"{original!r} has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT}; "
-            "expected a number of reasonable size"
-        )
-    return ExactReal(sign, abs(Fraction(d)))
+    _, digit_tuple, exponent = d.as_tuple()
+    assert isinstance(exponent, int)
+    return _bounded("".join(map(str, digit_tuple)), exponent, sign)
+
+
+def _bounded(digits: str, exponent: int, sign: int) -> ExactReal:
+    """``int(digits) * 10**exponent`` as an exact Fraction or, where that would be
+    huge, a Fraction that every rounding treats as the decimal itself (``given``
+    keeps the decimal). The work is bounded whatever the input's length or
+    exponent.
+
+    Why the stand-ins are safe. Every finite value of every format, every
+    midpoint between two of them, and the float64 grid on which the errors are
+    reported are multiples of 2**-2150 below 2**1025: multiples of 10**-2150,
+    below 10**309. Rounding is a step function that changes only at those
+    points, so two inputs with none of them between give the same codes in every
+    mode and format, and the same float ``abs_error`` and ``ulp_error``:
+
+    - ``x >= 10**400`` stands in as 10**401, and ``0 < x < 10**-400`` as
+      10**-401: both beyond every point, or between 0 and the first one.
+    - digits beyond ``DECIMAL_PLACES`` (2200) places: ``x`` lies strictly between
+      its truncation ``t`` and ``t + 10**-2200``, consecutive multiples of
+      10**-2200 with no point between, and stands in as ``t + 10**-2200 / 2``.
+
+    ``rel_error`` and, for ``x >= 10**400``, ``ulp_error`` are computed from
+    ``given`` (see :class:`fpexplore.core.decode.FloatParts`).
+    """
+    digits = digits.lstrip("0")
+    if not digits:
+        return ExactReal(sign, Fraction(0))
+    adjusted = exponent + len(digits) - 1  # 10**adjusted <= x < 10**(adjusted + 1)
+    if adjusted >= MAX_DECIMAL_EXPONENT:
+        stand_in = StandIn(digits[:80], exponent + len(digits) - len(digits[:80]), "huge")
+        return ExactReal(sign, Fraction(10) ** (MAX_DECIMAL_EXPONENT + 1), given=stand_in)
+    if adjusted < -MAX_DECIMAL_EXPONENT:
+        stand_in = StandIn(digits[:80], exponent + len(digits) - len(digits[:80]), "tiny")
+        return ExactReal(sign, Fraction(1, 10 ** (MAX_DECIMAL_EXPONENT + 1)), given=stand_in)
+    if exponent >= -DECIMAL_PLACES:  # at most 2601 digits
+        return ExactReal(sign, int(digits) * Fraction(10) ** exponent)
+    keep = len(digits) - (-DECIMAL_PLACES - exponent)  # digits down to 10**-2200
+    truncated = Fraction(int(digits[:keep]), 10**DECIMAL_PLACES)
+    if not digits[keep:].strip("0"):
+        return ExactReal(sign, truncated)
+    sticky = Fraction(1, 2 * 10**DECIMAL_PLACES)
+    return ExactReal(sign, truncated + sticky, given=StandIn(digits, exponent, "long"))
 
 
 def _parse_string(text: str) -> ExactReal:
@@ -144,30 +226,54 @@ def _parse_string(text: str) -> ExactReal:
         return ExactReal(sign, None, "nan", None, True)
     if s == "snan":
         return ExactReal(sign, None, "nan", None, False)
-    if _DECIMAL.fullmatch(s):
-        exact = _from_decimal(Decimal(s.replace("_", "")), text)
-        return exact._replace(sign=sign)
+    if _is_plain_decimal(s) or _DECIMAL.fullmatch(s):
+        mantissa, _, power = s.replace("_", "").partition("e")
+        whole, _, fraction = mantissa.partition(".")
+        if len(power.lstrip("+-0")) > 100:
+            raise ValueError(
+                f"{short_text(text)} has a decimal exponent of more than 100 digits; "
+                "expected a number of reasonable size"
+            )
+        return _bounded(whole + fraction, int(power or "0") - len(fraction), sign)
     hex_match = _HEX.fullmatch(s)
     if hex_match and (hex_match["int"] or hex_match["frac"]):
         int_part = (hex_match["int"] or "").replace("_", "")
         frac_part = (hex_match["frac"] or "").replace("_", "")
         exponent = int((hex_match["exp"] or "0").replace("_", ""))
-        if abs(exponent) > 4 * MAX_DECIMAL_EXPONENT:
-            raise ValueError(f"{text!r} has a binary exponent too large to handle")
+        if abs(exponent) > MAX_BINARY_EXPONENT or len(int_part + frac_part) > MAX_RATIO_DIGITS:
+            raise ValueError(
+                f"{short_text(text)} has a binary exponent beyond +-{MAX_BINARY_EXPONENT} or more "
+                f"than {MAX_RATIO_DIGITS} digits; "
+                "expected a hex float of reasonable size (or write it as a decimal)"
+            )
         mantissa = int(int_part + frac_part or "0", 16)
         exponent -= 4 * len(frac_part)
         magnitude = Fraction(mantissa) * (Fraction(2) ** exponent)
         return ExactReal(sign, magnitude)
     ratio = _RATIO.fullmatch(s)
     if ratio:
-        den = int(ratio["den"].replace("_", ""))
-        if den == 0:
-            raise ValueError(f"{text!r} divides by zero; expected a real number")
-        return ExactReal(sign, Fraction(int(ratio["num"].replace("_", "")), den))
+        num, den = (ratio[part].replace("_", "") for part in ("num", "den"))
+        if max(len(num), len(den)) > MAX_RATIO_DIGITS:
+            raise ValueError(
+                f"a ratio with {max(len(num), len(den))} digits is too long; expected at "
+                f"most {MAX_RATIO_DIGITS} digits above and below the '/'"
+            )
+        if not den.strip("0"):
+            raise ValueError(f"{short_text(text)} divides by zero; expected a real number")
+        return ExactReal(sign, Fraction(int(Decimal(num)), int(Decimal(den))))
     raise ValueError(
-        f"could not read {text!r} as a number; expected a decimal such as '0.1' or "
+        f"could not read {short_text(text)} as a number; expected a decimal such as '0.1' or "
         "'-1e-8', a hex float such as '0x1.8p1', a ratio such as '1/3', 'inf' or 'nan'"
     )
+
+
+def _is_plain_decimal(s: str) -> bool:
+    """A fast check (linear, no regex) for the common spelling ``123.456e-7``."""
+    mantissa, e, power = s.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    power = power[1:] if power[:1] in ("+", "-") else power
+    digits = (whole + fraction).isascii() and (whole + fraction).isdigit()
+    return digits and (not e or (power.isascii() and power.isdigit()))
 
 
 def parse_real(x: Any) -> ExactReal:
@@ -211,7 +317,7 @@ def parse_real(x: Any) -> ExactReal:
     if isinstance(x, str):
         return _parse_string(x)
     if isinstance(x, Decimal):
-        return _from_decimal(x, x)
+        return _from_decimal(x)
     if isinstance(x, Fraction | Rational):
         return _from_fraction(Fraction(x.numerator, x.denominator))
     if isinstance(x, np.ndarray) and x.ndim == 0:
@@ -232,6 +338,21 @@ def parse_real(x: Any) -> ExactReal:
 
 
 _NOT_NUMBERS = (np.timedelta64, np.datetime64, np.str_, np.bytes_, np.void, np.object_)
+
+
+def short_text(text: str, limit: int = 60) -> str:
+    """``repr(text)``, cut to about ``limit`` characters for error messages."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[: limit - 4]}...' ({len(text)} characters)"
+
+
+def quotient(num: int, den: int) -> float:
+    """``num / den`` correctly rounded to a float (inf past float64's range), in
+    time linear in the integers' sizes (no Fraction, so no gcd)."""
+    try:
+        return num / den
+    except OverflowError:
+        return math.inf if (num > 0) == (den > 0) else -math.inf
 
 
 def to_float(x: Fraction) -> float:
