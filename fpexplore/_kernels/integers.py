@@ -115,7 +115,7 @@ def integer_errors(
     """``(abs_error, rel_error, ulp_error)`` of storing integers ``n`` (nonzero) as
     ``rounded`` (float64), with the absolute error exact before its one rounding to
     float64 (the two are subtracted as integers, modulo 2**64)."""
-    negative, magnitude = magnitudes(n)
+    _, magnitude = magnitudes(n)
     stored = np.abs(rounded)
     integral = np.isfinite(stored) & (stored <= 2.0**64)
     with np.errstate(invalid="ignore"):

@@ -29,8 +29,8 @@ from .. import codes as K
 from ..codes import Kind
 from ..exact import (
     DECIMAL_PLACES,
-    check_overflow,
     StandIn,
+    check_overflow,
     check_rounding,
     parse_real,
     quotient,
