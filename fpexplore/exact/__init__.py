@@ -29,6 +29,7 @@ from .rounding import (
     overflow_code,
     round_magnitude,
     round_real,
+    tiny_after_rounding,
     ulp_exponent,
 )
 from .rounding import _magnitude_mode as _magnitude_mode
@@ -48,6 +49,7 @@ __all__ = [
     "quotient",
     "round_magnitude",
     "round_real",
+    "tiny_after_rounding",
     "to_float",
     "ulp_exponent",
 ]
