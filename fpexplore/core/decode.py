@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from fractions import Fraction
 from functools import cached_property
 from typing import Any
@@ -34,6 +33,7 @@ from ..exact import (
     check_rounding,
     parse_real,
     quotient,
+    ratio,
     round_real,
     to_float,
     ulp_exponent,
@@ -203,22 +203,18 @@ class FloatParts:
         given = self._input_given
         if given is not None and given.kind == "long":  # x lies in (t, t + 10**-2200)
             t = abs(self.input_exact) - Fraction(1, 2 * 10**DECIMAL_PLACES)
-            ends = {_relative(self.exact, end) for end in (t, t + 2 * (abs(self.input_exact) - t))}
-            return ends.pop() if len(ends) == 1 else _relative(self.exact, given.exact())
-        return _relative(self.exact, self.input_exact)
+            stored = abs(self.exact or 0)
+            ends = {ratio(stored - end, end) for end in (t, 2 * abs(self.input_exact) - t)}
+            return ends.pop() if len(ends) == 1 else ratio(stored - given.exact(), given.exact())
+        return ratio(self.error, self.input_exact)
 
     @property
     def ulp_error(self) -> float:
         if self.error is None:
             return self.abs_error if self.abs_error != 0 else 0.0
         given = self._input_given
-        if given is not None and given.kind == "huge":  # |x - stored| / 2**(log2 x - m)
-            with localcontext(Context(prec=60)):
-                log2 = given.log2()
-                return (
-                    float(Decimal(2) ** (log2 - log2.to_integral_value(ROUND_FLOOR)))
-                    * 2.0**self.format.mantissa_bits
-                )
+        if given is not None and given.kind == "huge":  # |x - stored| ~ x: far beyond max
+            return given.ulps(self.format.mantissa_bits)
         if self.input_exact == 0:
             shift = self.format.emin - self.format.mantissa_bits
         else:
@@ -229,12 +225,23 @@ class FloatParts:
     # -- neighbours ---------------------------------------------------------------
     def next_up(self) -> FloatParts:
         """The next representable value above (IEEE nextUp); see
-        :func:`fpexplore.codes.next_up_codes` for the edges."""
-        return from_bits(int(K.next_up_codes([self.code], self.format)[0]), self.format)
+        :func:`fpexplore.codes.next_up_codes` for the edges. From an infinite input
+        that the format cannot hold, the step starts at the input (as
+        :func:`fpexplore.next_up` does): from -inf it is -max."""
+        return self._step(K.next_up_codes, 1)
 
     def next_down(self) -> FloatParts:
-        """The next representable value below (IEEE nextDown)."""
-        return from_bits(int(K.next_down_codes([self.code], self.format)[0]), self.format)
+        """The next representable value below (IEEE nextDown); from +inf, +max."""
+        return self._step(K.next_down_codes, 0)
+
+    def _step(self, step: Any, start_sign: int) -> FloatParts:
+        fmt, code = self.format, self.code
+        if self._input_special == "inf" and not fmt.has_infinity:
+            edge = fmt.max_code | (fmt.sign_mask if self._input_sign else 0)
+            code = edge if self._input_sign == start_sign else int(step([edge], fmt)[0])
+        else:
+            code = int(step([code], fmt)[0])
+        return from_bits(code, fmt)
 
     # -- rendering ----------------------------------------------------------------
     def __str__(self) -> str:
@@ -252,14 +259,6 @@ class FloatParts:
         from ..render.html import parts_html
 
         return parts_html(self)
-
-
-def _relative(stored: Fraction | None, x: Fraction) -> float:
-    """``|stored - x| / |x|`` as a float, without building the quotient Fraction."""
-    assert stored is not None
-    error = stored - x
-    num = abs(error.numerator) * x.denominator
-    return quotient(num, error.denominator * abs(x.numerator))
 
 
 def decode(

@@ -18,6 +18,7 @@ from .parse import (
     StandIn,
     parse_real,
     quotient,
+    ratio,
     to_float,
 )
 from .rounding import (
@@ -47,6 +48,7 @@ __all__ = [
     "overflow_code",
     "parse_real",
     "quotient",
+    "ratio",
     "round_magnitude",
     "round_real",
     "tiny_after_rounding",

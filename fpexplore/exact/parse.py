@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from decimal import Context, Decimal, localcontext
+from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational
 from typing import Any, NamedTuple
@@ -26,6 +26,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..formats import Format, get_format
+from .decimal_input import (
+    DECIMAL_PLACES,
+    MAX_BINARY_EXPONENT,
+    MAX_DECIMAL_EXPONENT,
+    MAX_RATIO_DIGITS,
+    StandIn,
+    bounded,
+)
 
 __all__ = [
     "DECIMAL_PLACES",
@@ -34,45 +42,9 @@ __all__ = [
     "StandIn",
     "parse_real",
     "quotient",
+    "ratio",
     "to_float",
 ]
-
-MAX_DECIMAL_EXPONENT = 400
-"""Decimal inputs whose magnitude is 1e+-400 or beyond stand in for themselves by
-1e+-401 (see :func:`_bounded`); every format's values lie far inside."""
-
-DECIMAL_PLACES = 2200
-"""Decimal digits after the point beyond this many are summed up by a sticky
-half-unit (see :func:`_bounded`); every rounding stays as for all the digits."""
-
-MAX_BINARY_EXPONENT = 10_000
-"""Hex floats with a binary exponent beyond this (``"0x1p10001"``) are refused."""
-
-MAX_RATIO_DIGITS = 20_000
-"""A ratio ``"p/q"`` with more digits than this in ``p`` or ``q`` is refused."""
-
-
-class StandIn(NamedTuple):
-    """A decimal input ``int(digits) * 10**exponent`` too large, too small or too
-    long to hold exactly (see :func:`_bounded`); ``kind`` is ``"huge"``,
-    ``"tiny"`` or ``"long"``. ``digits`` keeps at most 80 leading digits for
-    ``"huge"`` and ``"tiny"``, all of them for ``"long"``."""
-
-    digits: str
-    exponent: int
-    kind: str
-
-    def exact(self) -> Fraction:
-        """The exact value (may be slow and huge: for ``"long"`` only)."""
-        return Fraction(int(Decimal(self.digits)) * Fraction(10) ** self.exponent)
-
-    def log2(self) -> Decimal:
-        """log2 of the value to about 60 digits, for any exponent."""
-        precision = 60 + len(str(abs(self.exponent)))
-        with localcontext(Context(prec=precision, Emax=10**15, Emin=-(10**15))):
-            lead = Decimal(self.digits[:80])
-            ln10 = Decimal(10).ln()
-            return (lead.ln() + self.exponent * ln10) / Decimal(2).ln()
 
 
 class ExactReal(NamedTuple):
@@ -169,49 +141,7 @@ def _from_decimal(d: Decimal) -> ExactReal:
         return ExactReal(sign, None, "inf")
     _, digit_tuple, exponent = d.as_tuple()
     assert isinstance(exponent, int)
-    return _bounded("".join(map(str, digit_tuple)), exponent, sign)
-
-
-def _bounded(digits: str, exponent: int, sign: int) -> ExactReal:
-    """``int(digits) * 10**exponent`` as an exact Fraction or, where that would be
-    huge, a Fraction that every rounding treats as the decimal itself (``given``
-    keeps the decimal). The work is bounded whatever the input's length or
-    exponent.
-
-    Why the stand-ins are safe. Every finite value of every format, every
-    midpoint between two of them, and the float64 grid on which the errors are
-    reported are multiples of 2**-2150 below 2**1025: multiples of 10**-2150,
-    below 10**309. Rounding is a step function that changes only at those
-    points, so two inputs with none of them between give the same codes in every
-    mode and format, and the same float ``abs_error`` and ``ulp_error``:
-
-    - ``x >= 10**400`` stands in as 10**401, and ``0 < x < 10**-400`` as
-      10**-401: both beyond every point, or between 0 and the first one.
-    - digits beyond ``DECIMAL_PLACES`` (2200) places: ``x`` lies strictly between
-      its truncation ``t`` and ``t + 10**-2200``, consecutive multiples of
-      10**-2200 with no point between, and stands in as ``t + 10**-2200 / 2``.
-
-    ``rel_error`` and, for ``x >= 10**400``, ``ulp_error`` are computed from
-    ``given`` (see :class:`fpexplore.core.decode.FloatParts`).
-    """
-    digits = digits.lstrip("0")
-    if not digits:
-        return ExactReal(sign, Fraction(0))
-    adjusted = exponent + len(digits) - 1  # 10**adjusted <= x < 10**(adjusted + 1)
-    if adjusted >= MAX_DECIMAL_EXPONENT:
-        stand_in = StandIn(digits[:80], exponent + len(digits) - len(digits[:80]), "huge")
-        return ExactReal(sign, Fraction(10) ** (MAX_DECIMAL_EXPONENT + 1), given=stand_in)
-    if adjusted < -MAX_DECIMAL_EXPONENT:
-        stand_in = StandIn(digits[:80], exponent + len(digits) - len(digits[:80]), "tiny")
-        return ExactReal(sign, Fraction(1, 10 ** (MAX_DECIMAL_EXPONENT + 1)), given=stand_in)
-    if exponent >= -DECIMAL_PLACES:  # at most 2601 digits
-        return ExactReal(sign, int(digits) * Fraction(10) ** exponent)
-    keep = len(digits) - (-DECIMAL_PLACES - exponent)  # digits down to 10**-2200
-    truncated = Fraction(int(digits[:keep]), 10**DECIMAL_PLACES)
-    if not digits[keep:].strip("0"):
-        return ExactReal(sign, truncated)
-    sticky = Fraction(1, 2 * 10**DECIMAL_PLACES)
-    return ExactReal(sign, truncated + sticky, given=StandIn(digits, exponent, "long"))
+    return bounded("".join(map(str, digit_tuple)), exponent, sign)
 
 
 def _parse_string(text: str) -> ExactReal:
@@ -234,7 +164,7 @@ def _parse_string(text: str) -> ExactReal:
                 f"{short_text(text)} has a decimal exponent of more than 100 digits; "
                 "expected a number of reasonable size"
             )
-        return _bounded(whole + fraction, int(power or "0") - len(fraction), sign)
+        return bounded(whole + fraction, int(power or "0") - len(fraction), sign)
     hex_match = _HEX.fullmatch(s)
     if hex_match and (hex_match["int"] or hex_match["frac"]):
         int_part = (hex_match["int"] or "").replace("_", "")
@@ -297,8 +227,17 @@ def parse_real(x: Any) -> ExactReal:
     Fraction(1, 10)
     >>> parse_real(0.1).magnitude == Fraction(3602879701896397, 2**55)
     True
-    >>> parse_real("-0x1.8p1")
-    ExactReal(sign=1, magnitude=Fraction(3, 1), special=None, payload=0, quiet=True)
+    >>> parse_real("-0x1.8p1").value
+    Fraction(-3, 1)
+
+    Decimals of any length or exponent are answered in bounded time: beyond
+    1e+-400, or past 2200 decimal places, ``magnitude`` is a stand-in that every
+    rounding treats as the decimal itself (see
+    :func:`fpexplore.exact.decimal_input.bounded`).
+
+    >>> parse_real("1e99999999999999999999").given.kind
+    'huge'
+
     """
     if isinstance(x, bool | np.bool_):
         raise TypeError(f"expected a real number, got the bool {x!r}")
@@ -353,6 +292,12 @@ def quotient(num: int, den: int) -> float:
         return num / den
     except OverflowError:
         return math.inf if (num > 0) == (den > 0) else -math.inf
+
+
+def ratio(a: Fraction, b: Fraction) -> float:
+    """``|a / b|`` as a float, correctly rounded, without building the quotient
+    Fraction (whose gcd is quadratic in the size of huge inputs)."""
+    return quotient(abs(a.numerator) * b.denominator, a.denominator * abs(b.numerator))
 
 
 def to_float(x: Fraction) -> float:

@@ -47,6 +47,8 @@ class DensityExplorer(Panel):
     ((4.0, 8.0), 9)
     """
 
+    _state = ("format", "binade", "zoom")
+
     def __init__(self, fmt: Any = "float16", compare: Any = ("bfloat16",)) -> None:
         import fpexplore.plot  # noqa: F401 - without matplotlib: an error naming the extra
 
