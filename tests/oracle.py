@@ -234,7 +234,9 @@ def exact_input(x: object) -> object:
         if x == 0:
             return ("zero", int(math.copysign(1.0, x) < 0))
         return Fraction(x)
-    return Fraction(x)  # int, Fraction, Decimal, numpy integers
+    if isinstance(x, np.integer):
+        return Fraction(int(x))
+    return Fraction(x)  # int, Fraction, Decimal
 
 
 def _from_bytes(arr: np.ndarray) -> object:
