@@ -56,9 +56,11 @@ def round_codes(
     overflow: str | None = None,
     rng: Any = None,
 ) -> np.ndarray:
-    """Round float64 values into ``fmt`` and return their codes.
+    """Round an array of real values into ``fmt`` and return their codes.
 
-    Each value is rounded once, from its exact binary64 value; results match
+    Each value is rounded once, from its exact value (floats of any width and
+    byte order, ml_dtypes arrays, integers: those beyond 2**53 with integer
+    arithmetic, see :mod:`fpexplore._kernels.integers`); results match
     :func:`fpexplore.exact.round_real` bit for bit (NaN payloads included).
     The work is done in cache-sized blocks with integer arithmetic on the
     float64 bits (numpy's own casts for float16/32/64 under nearest_even).
@@ -88,7 +90,7 @@ def round_values(
     overflow: str | None = None,
     rng: Any = None,
 ) -> np.ndarray:
-    """Round float64 values into ``fmt``; return the rounded values as float64.
+    """Round an array of real values into ``fmt``; return the rounded values as float64.
 
     Blocked like :func:`round_codes`, writing float64 values directly (no codes
     in between); bit for bit the values of those codes.

@@ -217,7 +217,8 @@ def parse_real(x: Any) -> ExactReal:
     Raises
     ------
     TypeError
-        For objects that are not real numbers (None, bool, complex, arrays...).
+        For objects that are not real numbers (None, bool, complex, arrays, numpy
+        dates, durations, ``str_``, ``bytes_``, ``void``...).
     ValueError
         For strings that do not spell a number.
 
