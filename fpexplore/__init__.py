@@ -14,10 +14,10 @@ from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
-from .core.density import Binade, binade_table, count_between, values_between
+from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .exact import ROUNDING_MODES
-from .formats import FORMATS, Format, format_names, get_format
+from .formats import FORMATS, Format, FormatLike, format_names, get_format
 from .render.comparison import compare, format_table
 
 __version__ = "0.1.0"
@@ -27,9 +27,11 @@ __all__ = [
     "ROUNDING_MODES",
     "ArrayParts",
     "Binade",
+    "BinadeTable",
     "Census",
     "FloatParts",
     "Format",
+    "FormatLike",
     "Kind",
     "RepresentationError",
     "__version__",

@@ -39,6 +39,14 @@ LAZY_RENDERING = {
     ("core.rounding_explain", "__str__"),
     ("core.rounding_explain", "to_svg"),
     ("core.rounding_explain", "_repr_html_"),
+    ("core.census", "__str__"),
+    ("core.census", "_repr_html_"),
+    ("core.error", "__str__"),
+    ("core.error", "_repr_html_"),
+    ("core.arrays", "__str__"),
+    ("core.arrays", "_repr_html_"),
+    ("core.density", "__repr__"),
+    ("core.density", "_repr_html_"),
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
 from .dtypes import _INF_BITS, _real_array
 from .integers import exact_float64, integer_errors, wide_integers
@@ -17,7 +17,7 @@ from .rounding import round_values
 
 
 def rounding_errors(
-    values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
+    values: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(rounded, abs_error, rel_error, ulp_error)`` of storing ``values`` in ``fmt``,
     in one blocked pass: the arrays of :func:`fpexplore.representation_error`.
@@ -52,6 +52,7 @@ def rounding_errors(
         low, high = np.minimum.reduce(rel_error), np.maximum.reduce(rel_error)
         ordinary = low > 0 and high < np.inf  # no zero, inf or NaN (NaN fails both)
         if r is None:
+            assert precomputed is not None
             np.copyto(rounded, precomputed.reshape(-1)[block])
         elif ordinary and r.native in (np.float16, np.float32):  # no NaN payload to keep
             narrow = ulp_error.view(r.native)[:k]
@@ -71,13 +72,13 @@ def rounding_errors(
             ulp_error[np.isinf(abs_error)] = np.inf
 
     _run_blocks(flat.size, BLOCK, work, _Scratch)
+    rounded_all, abs_all, rel_all, ulp_all = outputs
     wide = wide_integers(given)
     if wide is not None and wide.any():  # measured from the integers themselves
-        rounded, abs_error, rel_error, ulp_error = outputs
-        abs_error[wide], rel_error[wide], ulp_error[wide] = integer_errors(
-            given[wide], rounded[wide], fmt
+        abs_all[wide], rel_all[wide], ulp_all[wide] = integer_errors(
+            given[wide], rounded_all[wide], fmt
         )
-    return outputs
+    return rounded_all, abs_all, rel_all, ulp_all
 
 
 def spacing_exponents(x: np.ndarray, fmt: Format) -> np.ndarray:

@@ -27,7 +27,6 @@ import numpy as np
 from .. import codes as K
 from ..codes import Kind
 from ..exact import (
-    DECIMAL_PLACES,
     StandIn,
     check_overflow,
     check_rounding,
@@ -38,7 +37,7 @@ from ..exact import (
     to_float,
     ulp_exponent,
 )
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .bits import parse_code
 
 __all__ = ["FloatParts", "decode", "from_bits"]
@@ -154,9 +153,10 @@ class FloatParts:
     # -- values -------------------------------------------------------------------
     @cached_property
     def exact(self) -> Fraction | None:
-        if not self.is_finite:
+        significand, exponent = self.significand, self.unbiased_exponent
+        if significand is None or exponent is None:  # inf or NaN
             return None
-        magnitude = self.significand * Fraction(2) ** self.unbiased_exponent
+        magnitude = significand * Fraction(2) ** exponent
         return -magnitude if self.sign else magnitude
 
     @property
@@ -165,6 +165,7 @@ class FloatParts:
             return math.nan
         if self.kind == Kind.INF:
             return -math.inf if self.sign else math.inf
+        assert self.exact is not None  # finite
         return -float(abs(self.exact)) if self.sign else float(abs(self.exact))
 
     @property
@@ -196,21 +197,18 @@ class FloatParts:
 
     @property
     def rel_error(self) -> float:
-        if self.error is None:
+        if self.error is None or self.input_exact is None:
             return self.abs_error if self.abs_error != 0 else 0.0
         if self.input_exact == 0:
             return 0.0 if self.error == 0 else math.inf
         given = self._input_given
         if given is not None and given.kind == "long":  # x lies in (t, t + 10**-2200)
-            t = abs(self.input_exact) - Fraction(1, 2 * 10**DECIMAL_PLACES)
-            stored = abs(self.exact or 0)
-            ends = {ratio(stored - end, end) for end in (t, 2 * abs(self.input_exact) - t)}
-            return ends.pop() if len(ends) == 1 else ratio(stored - given.exact(), given.exact())
+            return given.relative(abs(self.exact or Fraction(0)), abs(self.input_exact))
         return ratio(self.error, self.input_exact)
 
     @property
     def ulp_error(self) -> float:
-        if self.error is None:
+        if self.error is None or self.input_exact is None:
             return self.abs_error if self.abs_error != 0 else 0.0
         given = self._input_given
         if given is not None and given.kind == "huge":  # |x - stored| ~ x: far beyond max
@@ -263,7 +261,7 @@ class FloatParts:
 
 def decode(
     x: Any,
-    fmt: Any = "float64",
+    fmt: FormatLike = "float64",
     *,
     rounding: str = "nearest_even",
     overflow: str | None = None,
@@ -301,7 +299,7 @@ def decode(
     return FloatParts(code, fmt, x, exact.value, rounding, exact.special, exact.sign, exact.given)
 
 
-def from_bits(code: Any, fmt: Any) -> FloatParts:
+def from_bits(code: Any, fmt: FormatLike) -> FloatParts:
     """Decode a bit pattern of ``fmt``.
 
     Examples

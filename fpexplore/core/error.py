@@ -13,12 +13,13 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 
 _FLOAT64 = get_format("float64")
 
@@ -32,19 +33,53 @@ __all__ = [
 ]
 
 
-def _shaped(result: np.ndarray, values: Any) -> Any:
-    """Return a float64 scalar for scalar input, the array otherwise."""
-    return result[()] if np.ndim(values) == 0 else result
+_Scalar: TypeAlias = float | np.floating[Any] | np.integer[Any]
+"""A real number that is not an array (``int`` and ``bool`` count as ``float``)."""
+_Arrayish: TypeAlias = NDArray[Any] | list[Any] | tuple[Any, ...]
+"""An array, list or tuple of real numbers."""
 
 
+def _shaped(result: NDArray[np.float64], values: Any) -> np.float64 | NDArray[np.float64]:
+    """Return a float64 scalar for scalar input (a 0-d array too, as numpy's
+    functions do), the array otherwise."""
+    return np.float64(result[()]) if np.ndim(values) == 0 else result
+
+
+@overload
 def round_to(
-    values: Any,
-    fmt: Any,
+    values: _Scalar,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+) -> np.float64: ...
+@overload
+def round_to(
+    values: _Arrayish,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+) -> NDArray[np.float64]: ...
+@overload
+def round_to(
+    values: ArrayLike,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+) -> np.float64 | NDArray[np.float64]: ...
+def round_to(
+    values: ArrayLike,
+    fmt: FormatLike,
     rounding: str = "nearest_even",
     *,
     overflow: str | None = None,
     rng: Any = None,
-) -> np.ndarray:
+) -> np.float64 | NDArray[np.float64]:
     """Round float64 values to the nearest representable values of ``fmt``.
 
     Parameters
@@ -63,7 +98,9 @@ def round_to(
 
     Returns
     -------
-    numpy.ndarray of float64 (a float64 scalar for scalar input)
+    numpy.ndarray of float64, or a numpy.float64 for scalar input
+        A 0-d array counts as a scalar, as in numpy's own functions (type
+        checkers see an array there, as they do for numpy's).
 
     Examples
     --------
@@ -75,14 +112,20 @@ def round_to(
     return _shaped(K.round_values(values, fmt, rounding, overflow=overflow, rng=rng), values)
 
 
-def _ulp_at(x: np.ndarray, fmt: Format) -> np.ndarray:
+def _ulp_at(x: np.ndarray, fmt: Format) -> NDArray[np.float64]:
     """Spacing of ``fmt`` in the binade of each |x| (smallest subnormal at 0)."""
-    spacing = np.ldexp(1.0, K.spacing_exponents(x, fmt))
+    spacing: NDArray[np.float64] = np.ldexp(1.0, K.spacing_exponents(x, fmt))
     spacing[~np.isfinite(x)] = np.nan
     return spacing
 
 
-def ulp(values: Any, fmt: Any) -> Any:
+@overload
+def ulp(values: _Scalar, fmt: FormatLike) -> np.float64: ...
+@overload
+def ulp(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
+@overload
+def ulp(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
+def ulp(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The spacing (unit in the last place) of ``fmt`` at each value's magnitude.
 
     Examples
@@ -97,7 +140,13 @@ def ulp(values: Any, fmt: Any) -> Any:
         return _shaped(_ulp_at(np.atleast_1d(x), fmt).reshape(x.shape), values)
 
 
-def next_up(values: Any, fmt: Any) -> Any:
+@overload
+def next_up(values: _Scalar, fmt: FormatLike) -> np.float64: ...
+@overload
+def next_up(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
+@overload
+def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
+def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The smallest representable value of ``fmt`` strictly above each value.
 
     From -inf that is -max in every format; from +inf (and above max) it is
@@ -114,7 +163,13 @@ def next_up(values: Any, fmt: Any) -> Any:
     return _shaped(_step(values, get_format(fmt), up=True), values)
 
 
-def next_down(values: Any, fmt: Any) -> Any:
+@overload
+def next_down(values: _Scalar, fmt: FormatLike) -> np.float64: ...
+@overload
+def next_down(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
+@overload
+def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
+def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The largest representable value of ``fmt`` strictly below each value
     (``-next_up(-x)``).
 
@@ -124,7 +179,7 @@ def next_down(values: Any, fmt: Any) -> Any:
     return _shaped(_step(values, get_format(fmt), up=False), values)
 
 
-def _step(values: Any, fmt: Format, up: bool) -> np.ndarray:
+def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
     """next_up (``up``) or next_down of each value, exactly for every input dtype."""
     given = np.atleast_1d(K._real_array(values))
     code = K.round_codes(given, fmt, "up" if up else "down")
@@ -137,7 +192,8 @@ def _step(values: Any, fmt: Format, up: bool) -> np.ndarray:
         code[x == start] = (fmt.sign_mask if up else 0) | fmt.max_code  # -max or +max
         edge = fmt.max_code if up else fmt.sign_mask | fmt.max_code  # what lies past it
         code[x == beyond] = step(np.array([edge], code.dtype), fmt)[0]
-    return K.codes_to_values(code, fmt).reshape(np.shape(values))
+    values_out: NDArray[np.float64] = K.codes_to_values(code, fmt).reshape(np.shape(values))
+    return values_out
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,9 +222,23 @@ class RepresentationError:
             out[f"mean_{name}"] = float(data.mean()) if data.size else float("nan")
         return out
 
+    def __str__(self) -> str:
+        """How many values, the largest and mean errors, and the first and last rows."""
+        from ..render.summary import errors_table  # the documented upward import
+
+        return str(errors_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import errors_table
+
+        return errors_table(self)._repr_html_()
+
 
 def representation_error(
-    values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
+    values: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
 ) -> RepresentationError:
     """Absolute, relative and ULP error of storing float64 ``values`` in ``fmt``.
 
@@ -182,6 +252,7 @@ def representation_error(
         given, fmt, rounding, overflow=overflow
     )
     shape = np.shape(values)
-    return RepresentationError(
-        *(a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)), fmt
+    x, rounded, abs_error, rel_error, ulp_error = (
+        a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)
     )
+    return RepresentationError(x, rounded, abs_error, rel_error, ulp_error, fmt)

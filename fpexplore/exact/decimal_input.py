@@ -14,6 +14,7 @@ Fraction(3, 2)
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
@@ -28,6 +29,8 @@ __all__ = [
     "MAX_RATIO_DIGITS",
     "StandIn",
     "bounded",
+    "quotient",
+    "ratio",
 ]
 
 MAX_DECIMAL_EXPONENT = 400
@@ -76,6 +79,18 @@ class StandIn(NamedTuple):
             fraction = log2 - log2.to_integral_value(ROUND_FLOOR)
             return float(Decimal(2) ** fraction) * 2.0**mantissa_bits
 
+    def relative(self, stored: Fraction, stand_in: Fraction) -> float:
+        """``|stored - x| / x`` for a ``"long"`` x, which lies strictly between
+        ``t = stand_in - 10**-2200 / 2`` and ``t + 10**-2200``, where ``stored``
+        (a value of a format) is not: the quotient is monotonic there, so where its
+        floats at both ends agree that is the answer; else all the digits decide."""
+        t = stand_in - Fraction(1, 2 * 10**DECIMAL_PLACES)
+        ends = {ratio(stored - end, end) for end in (t, 2 * stand_in - t)}
+        if len(ends) == 1:
+            return ends.pop()
+        exact = self.exact()
+        return ratio(stored - exact, exact)
+
 
 def bounded(digits: str, exponent: int, sign: int) -> ExactReal:
     """``int(digits) * 10**exponent`` as an exact Fraction or, where that would be
@@ -119,3 +134,18 @@ def bounded(digits: str, exponent: int, sign: int) -> ExactReal:
         return ExactReal(sign, truncated)
     sticky = Fraction(1, 2 * 10**DECIMAL_PLACES)
     return ExactReal(sign, truncated + sticky, given=StandIn(digits, exponent, "long"))
+
+
+def quotient(num: int, den: int) -> float:
+    """``num / den`` correctly rounded to a float (inf past float64's range), in
+    time linear in the integers' sizes (no Fraction, so no gcd)."""
+    try:
+        return num / den
+    except OverflowError:
+        return math.inf if (num > 0) == (den > 0) else -math.inf
+
+
+def ratio(a: Fraction, b: Fraction) -> float:
+    """``|a / b|`` as a float, correctly rounded, without building the quotient
+    Fraction (whose gcd is quadratic in the size of huge inputs)."""
+    return quotient(abs(a.numerator) * b.denominator, a.denominator * abs(b.numerator))

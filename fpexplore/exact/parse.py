@@ -33,6 +33,8 @@ from .decimal_input import (
     MAX_RATIO_DIGITS,
     StandIn,
     bounded,
+    quotient,
+    ratio,
 )
 
 __all__ = [
@@ -71,7 +73,10 @@ class ExactReal(NamedTuple):
         """The nearest float (inf past float64's range, NaN for NaN)."""
         if self.special == "nan":
             return math.nan
-        magnitude = math.inf if self.special == "inf" else to_float(self.magnitude)
+        if self.special == "inf" or self.magnitude is None:
+            magnitude = math.inf
+        else:
+            magnitude = to_float(self.magnitude)
         return -magnitude if self.sign else magnitude
 
     @property
@@ -157,8 +162,8 @@ def _parse_string(text: str) -> ExactReal:
     if s == "snan":
         return ExactReal(sign, None, "nan", None, False)
     if _is_plain_decimal(s) or _DECIMAL.fullmatch(s):
-        mantissa, _, power = s.replace("_", "").partition("e")
-        whole, _, fraction = mantissa.partition(".")
+        body, _, power = s.replace("_", "").partition("e")
+        whole, _, fraction = body.partition(".")
         if len(power.lstrip("+-0")) > 100:
             raise ValueError(
                 f"{short_text(text)} has a decimal exponent of more than 100 digits; "
@@ -180,9 +185,9 @@ def _parse_string(text: str) -> ExactReal:
         exponent -= 4 * len(frac_part)
         magnitude = Fraction(mantissa) * (Fraction(2) ** exponent)
         return ExactReal(sign, magnitude)
-    ratio = _RATIO.fullmatch(s)
-    if ratio:
-        num, den = (ratio[part].replace("_", "") for part in ("num", "den"))
+    ratio_match = _RATIO.fullmatch(s)
+    if ratio_match:
+        num, den = (ratio_match[part].replace("_", "") for part in ("num", "den"))
         if max(len(num), len(den)) > MAX_RATIO_DIGITS:
             raise ValueError(
                 f"a ratio with {max(len(num), len(den))} digits is too long; expected at "
@@ -259,7 +264,7 @@ def parse_real(x: Any) -> ExactReal:
     if isinstance(x, Decimal):
         return _from_decimal(x)
     if isinstance(x, Fraction | Rational):
-        return _from_fraction(Fraction(x.numerator, x.denominator))
+        return _from_fraction(Fraction(int(x.numerator), int(x.denominator)))
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return parse_real(x[()])
     if isinstance(x, np.floating):  # longdouble: more bits than float64
@@ -284,21 +289,6 @@ def short_text(text: str, limit: int = 60) -> str:
     """``repr(text)``, cut to about ``limit`` characters for error messages."""
     shown = repr(text)
     return shown if len(shown) <= limit else f"{shown[: limit - 4]}...' ({len(text)} characters)"
-
-
-def quotient(num: int, den: int) -> float:
-    """``num / den`` correctly rounded to a float (inf past float64's range), in
-    time linear in the integers' sizes (no Fraction, so no gcd)."""
-    try:
-        return num / den
-    except OverflowError:
-        return math.inf if (num > 0) == (den > 0) else -math.inf
-
-
-def ratio(a: Fraction, b: Fraction) -> float:
-    """``|a / b|`` as a float, correctly rounded, without building the quotient
-    Fraction (whose gcd is quadratic in the size of huge inputs)."""
-    return quotient(abs(a.numerator) * b.denominator, a.denominator * abs(b.numerator))
 
 
 def to_float(x: Fraction) -> float:
