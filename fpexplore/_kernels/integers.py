@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..formats import Format
+from .dtypes import widen_into
 
 EXACT_LIMIT = 2**53
 """Integers of at most this magnitude are exact float64 values."""
@@ -99,8 +100,8 @@ def exact_float64(values: np.ndarray, fmt: Format, rounding: str, rng: Any = Non
     """A float64 array whose rounding into ``fmt`` by ``rounding`` is the rounding
     of the exact ``values`` (native byte order; float64 widened as
     :func:`~fpexplore._kernels.dtypes.widen_into` does)."""
-    from .dtypes import widen_into
-
+    if values.dtype == np.float64:  # native float64: nothing to widen or pre-round
+        return values
     out = np.empty(values.shape, np.float64)
     widen_into(out, values)
     wide = wide_integers(values)
