@@ -184,6 +184,9 @@ def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
     given = np.atleast_1d(K._real_array(values))
     code = K.round_codes(given, fmt, "up" if up else "down")
     on_grid = code == K.round_codes(given, fmt, "down" if up else "up")  # or inf, NaN
+    high, low = (K.exact_float64(given, _FLOAT64, mode) for mode in ("up", "down"))
+    with np.errstate(invalid="ignore"):  # beyond max: saturated, not on the grid
+        on_grid &= ~(np.isfinite(high) & (high > fmt.max) | np.isfinite(low) & (low < -fmt.max))
     step = K.next_up_codes if up else K.next_down_codes
     code[on_grid] = step(code[on_grid], fmt)
     if not fmt.has_infinity and given.dtype.kind not in "iu":  # from an infinity

@@ -160,3 +160,11 @@ def test_steps_from_infinity(fmt: str) -> None:
     assert fpx.decode(-math.inf, fmt).next_up().value == -f.max
     assert fpx.decode(math.inf, fmt).next_down().value == f.max
     assert fpx.next_up(np.array([-np.inf]), fmt)[0] == -f.max
+
+
+def test_steps_from_beyond_max_in_saturating_formats() -> None:
+    # 29 is above FP6 E3M2's max (28): it rounds to max both ways, yet max lies below it
+    assert fpx.next_down(29.0, "e3m2") == 28.0
+    assert fpx.next_up(-29.0, "e3m2") == -28.0
+    assert fpx.next_down(np.array([29], np.int8), "e3m2")[0] == 28.0
+    assert fpx.next_down(28.0, "e3m2") == 24.0

@@ -15,7 +15,7 @@ import fpexplore as fpx
 from fpexplore.core.rounding_explain import explain_rounding
 from fpexplore.render.comparison import compare
 from tests.fuzz.strategies import FORMAT_NAMES, MODES, any_inputs, arrays
-from tests.oracle import exact_elements, exact_input, expected_code
+from tests.oracle import exact_elements, exact_input, expected_code, round_exact
 
 TIME_LIMIT = 1.0  # CPU seconds per public call (CPU time: shared machines stay fair)
 CLEAR = (ValueError, TypeError)
@@ -99,8 +99,16 @@ def test_array_paths_match_the_oracle(arr: np.ndarray, fmt: str, mode: str) -> N
     assert np.array_equal(np.ravel(rounded), stored, equal_nan=True)
     err, _ = _within(lambda: fpx.representation_error(arr, fmt, mode))
     assert np.array_equal(err.rounded.ravel(), stored, equal_nan=True)
-    for call in (fpx.ulp, fpx.next_up, fpx.next_down):
-        _within(lambda call=call: call(arr, fmt))
+    _within(lambda: fpx.ulp(arr, fmt))
+    tiny = Fraction(1, 2**1200)  # below every quantum: the oracle's "just past"
+    for call, mode, sign in ((fpx.next_up, "up", 1), (fpx.next_down, "down", -1)):
+        got, _ = _within(lambda call=call: call(arr, fmt))
+        for x, value in zip(elements, np.ravel(got), strict=True):
+            if isinstance(x, tuple) and x[0] != "zero":
+                continue  # inf and NaN: tests/core/test_edges_scalar.py
+            start = Fraction(0) if isinstance(x, tuple) else x
+            want = round_exact(start + sign * tiny, f, mode)
+            assert value == float(want) or (want == "nan" and np.isnan(value)), (x, fmt, mode)
     if mode == "nearest_even":
         d, _ = _within(lambda: fpx.decode_array(arr, fmt, codes=False))
         assert d.code.ravel().tolist() == expected
