@@ -22,9 +22,11 @@ MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down")
 
 
 def _quick(call, limit: float = 1.0):
-    start = time.perf_counter()
+    """call(), which must take under ``limit`` CPU seconds (CPU time: the machines
+    running the suite are shared)."""
+    start = time.process_time()
     result = call()
-    assert time.perf_counter() - start < limit
+    assert time.process_time() - start < limit
     return result
 
 
@@ -58,7 +60,7 @@ def test_huge_and_tiny_exponents_answer_by_mode(mode: str, fmt: str) -> None:
     f = fpx.get_format(fmt)
     huge, tiny = "1e99999999999999999999", "7.5e-99999999999999999999"
     for text in (huge, "-" + huge, tiny, "-" + tiny, "3e401", "-2e-401"):
-        p = _quick(lambda text=text: fpx.decode(text, fmt, rounding=mode), 0.01)
+        p = _quick(lambda text=text: fpx.decode(text, fmt, rounding=mode), 0.05)
         sign = -1 if text.startswith("-") else 1
         # the stand-in rounds as any value beyond every format does: 10**500 or 10**-500
         proxy = sign * (Fraction(10) ** 500 if "e-" not in text else Fraction(1, 10**500))
