@@ -4,13 +4,20 @@ scalars of every kind and byte order, arrays of every dtype)."""
 
 from __future__ import annotations
 
+import os
 from decimal import Decimal
 from fractions import Fraction
 
 import ml_dtypes
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+FUZZ = settings(derandomize=not os.environ.get("FPX_FUZZ_SEARCH"), deadline=None)
+"""The fuzz suite's settings: a fixed sequence of examples in every run (CI and
+the README's test command alike), so that it cannot fail by chance; set
+``FPX_FUZZ_SEARCH=1`` to search new examples instead."""
 
 FORMAT_NAMES = (
     "float64", "float32", "float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_e5m2",

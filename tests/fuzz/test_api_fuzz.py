@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import fpexplore as fpx
 from fpexplore.core.rounding_explain import explain_rounding
 from fpexplore.render.comparison import compare
-from tests.fuzz.strategies import FORMAT_NAMES, MODES, any_inputs, arrays
+from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, MODES, any_inputs, arrays
 from tests.oracle import exact_elements, exact_input, expected_code, round_exact
 
 TIME_LIMIT = 1.0  # CPU seconds per public call (CPU time: shared machines stay fair)
@@ -54,7 +54,7 @@ def _oracle_input(x: Any) -> Any:
         return None
 
 
-@settings(max_examples=1000)
+@settings(FUZZ, max_examples=1000)
 @given(any_inputs(), st.sampled_from(FORMAT_NAMES), st.sampled_from(MODES))
 def test_decode_is_right_or_refuses_clearly(x: Any, fmt: str, mode: str) -> None:
     parts, error = _within(lambda: fpx.decode(x, fmt, rounding=mode))
@@ -71,7 +71,7 @@ def test_decode_is_right_or_refuses_clearly(x: Any, fmt: str, mode: str) -> None
     _within(lambda: (parts.next_up(), parts.next_down()))
 
 
-@settings(max_examples=120)
+@settings(FUZZ, max_examples=120)
 @given(any_inputs(), st.sampled_from(MODES))
 def test_renderings_answer_or_refuse(x: Any, mode: str) -> None:
     table, error = _within(lambda: compare(x, ["float32", "float16", "fp4", "e4m3"], mode))
@@ -82,7 +82,7 @@ def test_renderings_answer_or_refuse(x: Any, mode: str) -> None:
         _within(lambda: (str(explanation), explanation.to_svg(), explanation._repr_html_()))
 
 
-@settings(max_examples=800)
+@settings(FUZZ, max_examples=800)
 @given(arrays(), st.sampled_from(FORMAT_NAMES[:8]), st.sampled_from(MODES))
 def test_array_paths_match_the_oracle(arr: np.ndarray, fmt: str, mode: str) -> None:
     f = fpx.get_format(fmt)
@@ -114,7 +114,7 @@ def test_array_paths_match_the_oracle(arr: np.ndarray, fmt: str, mode: str) -> N
         assert d.code.ravel().tolist() == expected
 
 
-@settings(max_examples=60)
+@settings(FUZZ, max_examples=60)
 @given(
     st.sampled_from(["m8[s]", "M8[D]", "U3", "S2", "V2", "O", "?", "c8"]),
     st.sampled_from([fpx.round_to, fpx.representation_error, fpx.ulp, fpx.next_up]),
@@ -124,7 +124,7 @@ def test_non_numeric_arrays_refused_with_their_type(dtype: str, call: Any) -> No
     assert isinstance(error, TypeError) and "dtype" in str(error)
 
 
-@settings(max_examples=150)
+@settings(FUZZ, max_examples=150)
 @given(any_inputs(), any_inputs(), st.sampled_from(FORMAT_NAMES))
 def test_counting_answers_or_refuses(lo: Any, hi: Any, fmt: str) -> None:
     _within(lambda: fpx.count_between(lo, hi, fmt))

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fpexplore.cli.main import main
-from tests.fuzz.strategies import FORMAT_NAMES, number_texts
+from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, number_texts
 
 OPTIONS = ["-f", "--bits", "--count", "--json", "--rounding", "--saturate", "--list-formats",
            "--color", "--range", "-h", "--version", "--frobnicate", "-", "--"]  # fmt: skip
@@ -26,7 +26,7 @@ tokens = st.one_of(
 )
 
 
-@settings(max_examples=600, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(FUZZ, max_examples=600, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(tokens, max_size=6))
 def test_random_command_lines(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     capsys.readouterr()

@@ -14,7 +14,7 @@ pytest.importorskip("ipywidgets")
 
 from fpexplore import decode
 from fpexplore.widgets import DensityExplorer, FloatExplorer, RoundingExplorer
-from tests.fuzz.strategies import number_texts
+from tests.fuzz.strategies import FUZZ, number_texts
 
 texts = st.one_of(
     number_texts().filter(lambda t: len(t) < 3000),
@@ -56,7 +56,7 @@ def _check_float(fx: FloatExplorer) -> None:
     assert fx.breakdown.value == fx.parts._repr_html_()
 
 
-@settings(max_examples=60)
+@settings(FUZZ, max_examples=60)
 @given(st.lists(float_actions, max_size=8))
 def test_float_explorer(actions: list[tuple[str, Any]]) -> None:
     fx = FloatExplorer("0.1", "float16")
@@ -86,7 +86,7 @@ rounding_actions = st.one_of(
 )
 
 
-@settings(max_examples=60)
+@settings(FUZZ, max_examples=60)
 @given(st.lists(rounding_actions, max_size=8))
 def test_rounding_explorer(actions: list[tuple[str, Any]]) -> None:
     rx = RoundingExplorer("0.1", "float16")
@@ -102,7 +102,7 @@ def test_rounding_explorer(actions: list[tuple[str, Any]]) -> None:
         assert rx.view.value == rx.explanation._repr_html_()
 
 
-@settings(max_examples=4)
+@settings(FUZZ, max_examples=4)
 @given(
     st.lists(
         st.one_of(
