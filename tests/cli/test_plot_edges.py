@@ -19,7 +19,7 @@ pytest.importorskip("matplotlib")
 def test_undrawable_range_is_one_line(capsys, tmp_path, argv) -> None:
     target = tmp_path / "figure.png"
     assert main([*argv, "-o", str(target)]) == 2
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert len(err.splitlines()) == 1 and err.startswith("fpexplore: error: --plot")
     assert not target.exists()
 
