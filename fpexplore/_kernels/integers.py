@@ -24,13 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from ..formats import Format
+from ..formats import Format, get_format
 from .dtypes import widen_into
 
 EXACT_LIMIT = 2**53
 """Integers of at most this magnitude are exact float64 values."""
 
 _ONE = np.uint64(1)
+_FLOAT64 = get_format("float64")
 
 
 def wide_integers(x: np.ndarray) -> np.ndarray | None:
@@ -85,6 +86,9 @@ def round_integers(
         increment = (remainder > half) & (shift <= 64) | tie & ((kept & _ONE) == 1)
     elif mode == "nearest_away":
         increment = (remainder >= half) & (shift <= 64) & (remainder != 0)
+    elif mode == "odd":  # round to odd: truncate, and mark an inexact result odd
+        kept |= (remainder != 0).astype(np.uint64)
+        increment = np.zeros(x.shape, bool)
     elif mode == "stochastic":
         fraction = np.ldexp(remainder.astype(np.float64), -shift.astype(np.int32))
         increment = np.random.default_rng(rng).random(x.shape) < fraction
@@ -106,8 +110,19 @@ def exact_float64(values: np.ndarray, fmt: Format, rounding: str, rng: Any = Non
     widen_into(out, values)
     wide = wide_integers(values)
     if wide is not None and wide.any():
-        out[wide] = round_integers(values[wide], fmt, rounding, rng)[0]
+        out[wide] = pre_round(values[wide], fmt, rounding, rng)
     return out
+
+
+def pre_round(x: np.ndarray, fmt: Format, rounding: str, rng: Any = None) -> np.ndarray:
+    """Integers beyond 2**53 as float64 values that round into ``fmt`` as they do:
+    rounded to ``fmt``'s own grid (:func:`round_integers`), or, for the tabulated
+    formats (fnuz, P3109, E8M0: at most 16 bits, rounded through tables), rounded to
+    odd at float64's 53 bits, which a second rounding to at most 51 bits
+    undoes exactly in every mode."""
+    if fmt.tabulated:
+        return round_integers(x, _FLOAT64, "odd")[0]
+    return round_integers(x, fmt, rounding, rng)[0]
 
 
 def integer_errors(

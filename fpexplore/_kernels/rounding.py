@@ -13,9 +13,10 @@ from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
 from .dtypes import _real_array, code_dtype, widen_into
 from .fields import codes_to_values
-from .integers import exact_float64, round_integers, wide_integers
+from .integers import exact_float64, pre_round, wide_integers
 from .round_blocked import _round_into, _rounder
 from .round_general import _round_block_float
+from .tables import round_table
 
 
 def _round_array(
@@ -44,7 +45,7 @@ def _converted(x: np.ndarray, scratch: _Scratch, fmt: Format, rounding: str) -> 
     widen_into(converted, x)
     wide = wide_integers(x)
     if wide is not None and wide.any():
-        converted[wide] = round_integers(x[wide], fmt, rounding)[0]
+        converted[wide] = pre_round(x[wide], fmt, rounding)
     return converted
 
 
@@ -77,6 +78,9 @@ def round_codes(
     out = np.empty(flat.shape, dtype=code_dtype(fmt))
     for start in range(0, flat.size, BLOCK):
         block = slice(start, start + BLOCK)
+        if fmt.tabulated:
+            out[block] = round_table(flat[block], fmt, rounding, overflow, rng)
+            continue
         with np.errstate(invalid="ignore", over="ignore"):
             out[block] = _round_block_float(flat[block], fmt, rounding, overflow, rng)
     return out.reshape(x.shape)

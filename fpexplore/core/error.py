@@ -182,6 +182,8 @@ def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.flo
 def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
     """next_up (``up``) or next_down of each value, exactly for every input dtype."""
     given = np.atleast_1d(K._real_array(values))
+    if not fmt.is_signed:  # no -x to step from
+        return _unsigned_step(K._as_float64(given), fmt, up=up).reshape(np.shape(values))
     code = K.round_codes(given, fmt, "up" if up else "down")
     on_grid = code == K.round_codes(given, fmt, "down" if up else "up")  # or inf, NaN
     high, low = (K.exact_float64(given, _FLOAT64, mode) for mode in ("up", "down"))
@@ -197,6 +199,21 @@ def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
         code[x == beyond] = step(np.array([edge], code.dtype), fmt)[0]
     values_out: NDArray[np.float64] = K.codes_to_values(code, fmt).reshape(np.shape(values))
     return values_out
+
+
+def _unsigned_step(x: NDArray[np.float64], fmt: Format, *, up: bool) -> NDArray[np.float64]:
+    """next_up / next_down in an unsigned format (E8M0), whose values start at zero
+    or at its smallest value and which rounds negatives to NaN: the neighbour in
+    the sorted list of its values; NaN where there is none (past the largest
+    value, as overflow gives, or below the smallest)."""
+    every = K.codes_to_values(np.arange(fmt.n_codes), fmt)
+    ordered = np.unique(every[~np.isnan(every)])
+    if up:
+        index = np.searchsorted(ordered, x, side="right")
+    else:
+        index = np.searchsorted(ordered, x, side="left") - 1
+    inside = (index >= 0) & (index < ordered.size) & ~np.isnan(x)
+    return np.where(inside, ordered[np.clip(index, 0, ordered.size - 1)], np.nan)
 
 
 @dataclass(frozen=True, eq=False)

@@ -201,3 +201,18 @@ def test_custom_format_above_one() -> None:
     assert fpx.round_to(np.array([-5e-324]), f, "down").tolist() == [-256.0]
     assert fpx.next_up(5e-324, f) == 256.0
     assert fpx.next_down(-5e-324, f) == -256.0
+
+
+TABULATED = ("float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "p3109_p3")
+
+
+@pytest.mark.parametrize("fmt", TABULATED)
+@pytest.mark.parametrize("values,dtype", [(WIDE, np.int64), (UWIDE, np.uint64)])
+def test_wide_integers_in_tabulated_formats_match_scalar_decode(fmt, values, dtype) -> None:
+    arr = np.array(values, dtype)
+    for mode in MODES:
+        try:
+            want = [fpx.decode(int(v), fmt, rounding=mode).code for v in values]
+        except ValueError:  # negatives into an unsigned format
+            continue
+        assert codes.round_codes(arr, fmt, mode).tolist() == want, (fmt, mode)
