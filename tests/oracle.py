@@ -121,7 +121,10 @@ def _is_even(v: Fraction, fmt: Format) -> bool:
 #   exact_input(x)              -> Fraction, or ("nan", sign, quiet, payload52) / ("inf", sign)
 #   exact_elements(array)       -> the same for each element of an array of any dtype,
 #                                  byte order included (read from the raw bytes)
-#   round_exact(x, fmt, mode)   -> Fraction, "inf", "-inf" or "nan" for any format
+#   round_exact(x, fmt, mode)   -> Fraction, "inf", "-inf" or "nan" for any "ieee", "fn"
+#                                  or "none" format of any width (no table); the
+#                                  tabulated encodings (fnuz, P3109, E8M0) are small and
+#                                  checked with oracle_round's list of every value
 #   expected_code(x, fmt, mode) -> the bit pattern (an int), NaN payload rule included
 #   nan_code(sign, quiet, payload52, fmt) -> the one NaN rule (README, "Formats")
 #

@@ -15,7 +15,7 @@ import fpexplore as fpx
 from fpexplore.core.rounding_explain import explain_rounding
 from fpexplore.render.comparison import compare
 from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, MODES, any_inputs, arrays
-from tests.oracle import exact_elements, exact_input, expected_code, round_exact
+from tests.oracle import exact_elements, exact_input, expected_code, oracle_round, round_exact
 
 TIME_LIMIT = 1.0  # CPU seconds per public call (CPU time: shared machines stay fair)
 CLEAR = (ValueError, TypeError)
@@ -129,3 +129,25 @@ def test_non_numeric_arrays_refused_with_their_type(dtype: str, call: Any) -> No
 def test_counting_answers_or_refuses(lo: Any, hi: Any, fmt: str) -> None:
     _within(lambda: fpx.count_between(lo, hi, fmt))
     _within(lambda: fpx.values_between(lo, hi, fmt, limit=1000))
+
+
+TABULATED = ("float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "p3109_p3", "p3109_p1")
+
+
+@settings(FUZZ, max_examples=300)
+@given(arrays(), st.sampled_from(TABULATED), st.sampled_from(MODES))
+def test_tabulated_formats_match_the_table_oracle(arr: np.ndarray, fmt: str, mode: str) -> None:
+    f = fpx.get_format(fmt)
+    elements = exact_elements(arr)
+    if any(isinstance(e, tuple) and e[0] != "zero" for e in elements):
+        _within(lambda: fpx.round_to(arr, fmt, mode))  # inf and NaN: answered or refused
+        return
+    rounded, error = _within(lambda: fpx.round_to(arr, fmt, mode))
+    if error is not None:
+        return
+    for x, value in zip(elements, np.ravel(rounded), strict=True):
+        want = oracle_round(Fraction(0) if isinstance(x, tuple) else x, f, mode)
+        if want == "nan":
+            assert np.isnan(value), (x, fmt, mode)
+        else:
+            assert value == float(want), (x, fmt, mode)
