@@ -31,11 +31,21 @@ from ._kernels.arith import add_in_float32, arith_values, float64_path
 from ._kernels.blocks import BLOCK, set_threads
 from ._kernels.blocks import _threads as _threads
 from ._kernels.dtypes import _as_float64 as _as_float64
+from ._kernels.dtypes import _real_array as _real_array
 from ._kernels.dtypes import check_codes as check_codes
 from ._kernels.dtypes import code_dtype
 from ._kernels.errors import rounding_errors
 from ._kernels.errors import spacing_exponents as spacing_exponents
-from ._kernels.fields import KIND_CODES, Kind, classify, codes_to_values, fields, split_codes
+from ._kernels.fields import (
+    KIND_CODES,
+    Kind,
+    classify,
+    codes_to_values,
+    fields,
+    split_code,
+    split_codes,
+)
+from ._kernels.integers import exact_float64 as exact_float64
 from ._kernels.neighbours import next_down_codes, next_up_codes
 from ._kernels.rounding import round_codes, round_values
 
@@ -56,6 +66,7 @@ __all__ = [
     "round_values",
     "rounding_errors",
     "set_threads",
+    "split_code",
     "split_codes",
 ]
 

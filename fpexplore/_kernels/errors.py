@@ -10,7 +10,8 @@ import numpy as np
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _as_float64
+from .dtypes import _INF_BITS, _real_array
+from .integers import exact_float64, integer_errors, wide_integers
 from .round_blocked import _round_into, _rounder
 from .rounding import round_values
 
@@ -35,7 +36,8 @@ def rounding_errors(
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
-    x = _as_float64(values)
+    given = _real_array(values)
+    x = exact_float64(given, fmt, rounding)  # integers beyond 2**53: pre-rounded
     r = _rounder(fmt, rounding, overflow)
     precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
     outputs = tuple(np.empty(x.shape) for _ in range(4))
@@ -71,6 +73,11 @@ def rounding_errors(
 
     _run_blocks(flat.size, BLOCK, work, _Scratch)
     rounded_all, abs_all, rel_all, ulp_all = outputs
+    wide = wide_integers(given)
+    if wide is not None and wide.any():  # measured from the integers themselves
+        abs_all[wide], rel_all[wide], ulp_all[wide] = integer_errors(
+            given[wide], rounded_all[wide], fmt
+        )
     return rounded_all, abs_all, rel_all, ulp_all
 
 

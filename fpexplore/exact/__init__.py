@@ -12,7 +12,16 @@ Imports only :mod:`fpexplore.formats`.
 """
 
 from .ops import ARITY, FLAGS, ExactResult, check_arithmetic_format, code_to_real, exact_op
-from .parse import MAX_DECIMAL_EXPONENT, ExactReal, parse_real, to_float
+from .parse import (
+    DECIMAL_PLACES,
+    MAX_DECIMAL_EXPONENT,
+    ExactReal,
+    StandIn,
+    parse_real,
+    quotient,
+    ratio,
+    to_float,
+)
 from .rounding import (
     OVERFLOW_MODES,
     ROUNDING_MODES,
@@ -22,12 +31,14 @@ from .rounding import (
     overflow_code,
     round_magnitude,
     round_real,
+    tiny_after_rounding,
     ulp_exponent,
 )
 from .rounding import _magnitude_mode as _magnitude_mode
 
 __all__ = [
     "ARITY",
+    "DECIMAL_PLACES",
     "FLAGS",
     "MAX_DECIMAL_EXPONENT",
     "OVERFLOW_MODES",
@@ -35,6 +46,7 @@ __all__ = [
     "ROUNDING_NAMES",
     "ExactReal",
     "ExactResult",
+    "StandIn",
     "check_arithmetic_format",
     "check_overflow",
     "check_rounding",
@@ -42,8 +54,11 @@ __all__ = [
     "exact_op",
     "overflow_code",
     "parse_real",
+    "quotient",
+    "ratio",
     "round_magnitude",
     "round_real",
+    "tiny_after_rounding",
     "to_float",
     "ulp_exponent",
 ]

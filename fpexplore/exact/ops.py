@@ -35,6 +35,7 @@ from .rounding import (
     check_rounding,
     overflow_code,
     round_magnitude,
+    tiny_after_rounding,
 )
 from .specials import ExactResult, nan_code, special_case
 
@@ -111,29 +112,6 @@ def _sqrt(x: Fraction, fmt: Format) -> tuple[Fraction, bool]:
     return Fraction(2 * root + 1, q << (k + 1)), True
 
 
-def _tiny_after_rounding(magnitude: Fraction, fmt: Format, mode: str) -> bool:
-    """Whether ``magnitude`` rounded to the format's precision with an unbounded
-    exponent range lies below the smallest normal number (IEEE 754 7.5)."""
-    limit = Fraction(2) ** fmt.emin
-    if magnitude >= limit:
-        return False
-    p, q = magnitude.numerator, magnitude.denominator
-    e = p.bit_length() - q.bit_length()
-    if (p << max(-e, 0)) < (q << max(e, 0)):
-        e -= 1  # 2**e <= magnitude < 2**(e + 1)
-    shift = fmt.mantissa_bits - e  # the quantum is 2**-shift: keep mantissa_bits + 1 bits
-    significand, remainder = divmod(p << shift, q)
-    if remainder:
-        twice = 2 * remainder
-        if mode == "away":
-            significand += 1
-        elif mode == "nearest_away":
-            significand += twice >= q
-        elif mode == "nearest_even":
-            significand += twice > q or (twice == q and significand & 1)
-    return Fraction(significand, 1 << shift) < limit
-
-
 def _round(
     value: Fraction, fmt: Format, rounding: str, overflow: str | None, rng: Any
 ) -> tuple[int, set[str]]:
@@ -158,7 +136,7 @@ def _round(
     code = (fmt.sign_mask if sign else 0) | (field << fmt.mantissa_bits) | mantissa
     if _field_value((field, mantissa, False), fmt) != magnitude:
         flags.add("inexact")
-        if _tiny_after_rounding(magnitude, fmt, mode):
+        if tiny_after_rounding(magnitude, fmt, mode):
             flags.add("underflow")
     return code, flags
 
