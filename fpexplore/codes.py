@@ -30,6 +30,7 @@ from ._kernels import blocks as _kernel_blocks
 from ._kernels.blocks import BLOCK, set_threads
 from ._kernels.blocks import _threads as _threads
 from ._kernels.dtypes import _as_float64 as _as_float64
+from ._kernels.dtypes import _real_array as _real_array
 from ._kernels.dtypes import check_codes as check_codes
 from ._kernels.dtypes import code_dtype
 from ._kernels.errors import rounding_errors

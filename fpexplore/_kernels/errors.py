@@ -10,8 +10,9 @@ import numpy as np
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _as_float64
+from .dtypes import _INF_BITS, _real_array
 from .round_blocked import _round_into, _rounder
+from .round_f32 import _rounder32, _Scratch32, round_block32
 from .rounding import round_values
 
 
@@ -35,28 +36,37 @@ def rounding_errors(
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
-    x = _as_float64(values)
+    x = _real_array(values)
     r = _rounder(fmt, rounding, overflow)
     precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
+    r32 = _rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
     outputs = tuple(np.empty(x.shape) for _ in range(4))
     flat, dst = x.reshape(-1), [a.reshape(-1) for a in outputs]
 
-    def work(block: slice, scratch: _Scratch) -> None:
-        xb = flat[block]
-        k = xb.size
+    def work(block: slice, scratch: _BothScratch) -> None:
+        k = block.stop - block.start
         rounded, abs_error, rel_error, ulp_error = (a[block] for a in dst)
+        if flat.dtype == np.float64:
+            xb = flat[block]
+        else:  # widened a block at a time (exactly), never the whole array
+            xb = scratch.wide.floats("input")[:k]
+            np.copyto(xb, flat[block], casting="unsafe")
         # the outputs double as work arrays, so a block touches five arrays only
         np.abs(xb, out=rel_error)
         low, high = np.minimum.reduce(rel_error), np.maximum.reduce(rel_error)
         ordinary = low > 0 and high < np.inf  # no zero, inf or NaN (NaN fails both)
         if r is None:
             np.copyto(rounded, precomputed.reshape(-1)[block])
+        elif r32 is not None:  # float32 input: rounded on its 32-bit codes
+            narrow = scratch.narrow.out32[:k]
+            round_block32(flat[block], r32, narrow, scratch.narrow)
+            np.copyto(rounded, narrow)
         elif ordinary and r.native in (np.float16, np.float32):  # no NaN payload to keep
             narrow = ulp_error.view(r.native)[:k]
             np.copyto(narrow, xb, casting="same_kind")
             np.copyto(rounded, narrow)
         else:
-            _round_into(xb, r, rounded, scratch)
+            _round_into(xb, r, rounded, scratch.wide)
         np.subtract(rounded, xb, out=abs_error)
         np.abs(abs_error, out=abs_error)
         np.divide(abs_error, rel_error, out=rel_error)
@@ -68,8 +78,23 @@ def rounding_errors(
             ulp_error[zero] = 0.0
             ulp_error[np.isinf(abs_error)] = np.inf
 
-    _run_blocks(flat.size, BLOCK, work, _Scratch)
+    _run_blocks(flat.size, BLOCK, work, _BothScratch)
     return outputs
+
+
+class _BothScratch:
+    """Work arrays of the float64 kernel and, for float32 inputs, the float32 one."""
+
+    def __init__(self, n: int) -> None:
+        self.wide = _Scratch(n)
+        self._narrow: _Scratch32 | None = None
+        self.n = n
+
+    @property
+    def narrow(self) -> _Scratch32:
+        if self._narrow is None:
+            self._narrow = _Scratch32(self.n)
+        return self._narrow
 
 
 def spacing_exponents(x: np.ndarray, fmt: Format) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import codes as K
 from ..formats import Format, get_format
+from .lazy import is_dask, map_elementwise
 
 __all__ = [
     "RepresentationError",
@@ -42,13 +43,16 @@ def round_to(
     *,
     overflow: str | None = None,
     rng: Any = None,
-) -> np.ndarray:
+    dtype: Any = None,
+) -> Any:
     """Round float64 values to the nearest representable values of ``fmt``.
 
     Parameters
     ----------
-    values : array_like of float
-        Taken at their exact binary64 values and rounded once.
+    values : array_like of float, or a dask array
+        Taken at their exact binary64 values and rounded once. float32 arrays
+        are rounded on their own 32-bit codes, without widening. A dask array
+        gives a dask array, chunk by chunk, with the result's dtype declared.
     fmt : str, Format or dtype
     rounding : str
         ``nearest_even`` (default), ``nearest_away``, ``toward_zero``, ``up``,
@@ -58,10 +62,15 @@ def round_to(
         None follows the format's convention; ``"saturate"`` clamps to +-max.
     rng : numpy Generator or seed, optional
         Randomness for ``stochastic``.
+    dtype : None, "narrow", a numpy float dtype, or the format's ml_dtypes dtype
+        The result's dtype: float64 by default; ``"narrow"`` for the narrowest of
+        float16, float32 and float64 that holds every value of ``fmt`` (float32
+        for bfloat16, float16 for FP8/FP6/FP4), which halves memory traffic; any
+        numpy float dtype that holds them all; or ``fmt``'s own ml_dtypes type.
 
     Returns
     -------
-    numpy.ndarray of float64 (a float64 scalar for scalar input)
+    numpy.ndarray (a scalar for scalar input), or a dask array
 
     Examples
     --------
@@ -69,8 +78,64 @@ def round_to(
     array([  1.,   1., 300.])
     >>> round_to(1000.0, "float8_e4m3fn", overflow="saturate")
     np.float64(448.0)
+    >>> round_to(np.float32([0.1, 3.0]), "float8_e4m3fn", dtype="narrow")
+    array([0.10156, 3.     ], dtype=float16)
     """
-    return _shaped(K.round_values(values, fmt, rounding, overflow=overflow, rng=rng), values)
+    fmt = get_format(fmt)
+    target = result_dtype(fmt, dtype)
+    if is_dask(values):
+        return map_elementwise(
+            round_to, values, target, fmt, rounding, overflow=overflow, rng=rng, dtype=target
+        )
+    if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
+        codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
+        return _shaped(codes.view(target), values)
+    wide = np.float32 if target.itemsize <= 4 and _holds(get_format("float32"), fmt) else None
+    result = K.round_values(values, fmt, rounding, overflow=overflow, rng=rng, dtype=wide or "f8")
+    return _shaped(result.astype(target, copy=False), values)
+
+
+def _holds(wide: Format, fmt: Format) -> bool:
+    """Whether every value of ``fmt`` (inf and NaN included) is one of ``wide``'s."""
+    return (
+        wide.mantissa_bits >= fmt.mantissa_bits
+        and wide.emax >= fmt.emax
+        and wide.emin - wide.mantissa_bits <= fmt.emin - fmt.mantissa_bits
+        and (wide.has_infinity or not fmt.has_infinity)
+        and (wide.has_nan or not fmt.has_nan)
+    )
+
+
+def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
+    """The dtype of :func:`round_to`'s result for its ``dtype`` argument."""
+    if dtype is None:
+        return np.dtype(np.float64)
+    if isinstance(dtype, str) and dtype == "narrow":
+        for name in ("float16", "float32"):
+            if _holds(get_format(name), fmt):
+                return np.dtype(name)
+        return np.dtype(np.float64)
+    try:
+        target = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(
+            f"dtype must be None, 'narrow', a numpy float dtype or an ml_dtypes type, got {dtype!r}"
+        ) from error
+    if target.kind == "f" and target.itemsize <= 8:
+        if not _holds(get_format(target), fmt):
+            raise ValueError(f"dtype {target} cannot hold every {fmt.name} value exactly")
+        return target
+    if target.kind == "V" and target.itemsize * 8 == fmt.bits:
+        try:
+            same = get_format(target) == fmt
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            return target
+    raise ValueError(
+        f"dtype {target} is not a float dtype that holds {fmt.name} values; expected None, "
+        "'narrow', float16/float32/float64 or the format's own ml_dtypes type"
+    )
 
 
 def _ulp_at(x: np.ndarray, fmt: Format) -> np.ndarray:
@@ -147,13 +212,18 @@ class RepresentationError:
 def representation_error(
     values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
 ) -> RepresentationError:
-    """Absolute, relative and ULP error of storing float64 ``values`` in ``fmt``.
+    """Absolute, relative and ULP error of storing ``values`` in ``fmt``.
 
     The absolute error is exact before its one rounding to float64 (the
-    subtraction of two doubles is correctly rounded).
+    subtraction of two doubles is correctly rounded). float32 inputs are rounded
+    on their own codes and widened a block at a time; ``values`` keeps their dtype.
+    A dask array gives a :class:`RepresentationError` of dask arrays, each chunk
+    computed once for all four.
     """
     fmt = get_format(fmt)
-    x = np.atleast_1d(K._as_float64(values))
+    if is_dask(values):
+        return _lazy_errors(values, fmt, rounding, overflow)
+    x = np.atleast_1d(K._real_array(values))
     rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
         x, fmt, rounding, overflow=overflow
     )
@@ -161,3 +231,16 @@ def representation_error(
     return RepresentationError(
         *(a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)), fmt
     )
+
+
+def _stacked_errors(chunk: np.ndarray, fmt: Format, rounding: str, overflow: Any) -> np.ndarray:
+    return np.stack(K.rounding_errors(chunk, fmt, rounding, overflow=overflow))
+
+
+def _lazy_errors(x: Any, fmt: Format, rounding: str, overflow: Any) -> RepresentationError:
+    """representation_error of a dask array: the four arrays stacked per chunk."""
+    stacked = x.map_blocks(
+        _stacked_errors, fmt, rounding, overflow, new_axis=0, chunks=((4,), *x.chunks),
+        dtype=np.float64, meta=np.empty((0,) * (x.ndim + 1)), token="representation_error",
+    )  # fmt: skip
+    return RepresentationError(x, *(stacked[i] for i in range(4)), fmt)
