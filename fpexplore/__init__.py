@@ -12,10 +12,20 @@ representation error; count the values between two numbers.
 
 from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
+from .core.blocks import (
+    BLOCK_FORMATS,
+    BlockFormat,
+    QuantizedBlocks,
+    dequantize_blocks,
+    get_block_format,
+    quantize_blocks,
+)
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
 from .core.density import Binade, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
+from .core.report import TensorReport, tensor_report
+from .core.scaling import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, format_names, get_format
 from .render.comparison import compare, format_table
@@ -23,30 +33,42 @@ from .render.comparison import compare, format_table
 __version__ = "0.1.0"
 
 __all__ = [
+    "BLOCK_FORMATS",
     "FORMATS",
     "ROUNDING_MODES",
     "ArrayParts",
     "Binade",
+    "BlockFormat",
     "Census",
+    "DelayedScaling",
     "FloatParts",
     "Format",
     "Kind",
+    "QuantizedBlocks",
     "RepresentationError",
+    "ScaledTensor",
+    "TensorReport",
     "__version__",
     "binade_table",
     "compare",
+    "compute_scale",
     "count_between",
     "decode",
     "decode_array",
+    "dequantize_blocks",
     "float_census",
     "format_names",
     "format_table",
     "from_bits",
+    "get_block_format",
     "get_format",
     "next_down",
     "next_up",
+    "quantize_blocks",
     "representation_error",
     "round_to",
+    "scale_per_tensor",
+    "tensor_report",
     "ulp",
     "values_between",
 ]

@@ -39,6 +39,10 @@ LAZY_RENDERING = {
     ("core.rounding_explain", "__str__"),
     ("core.rounding_explain", "to_svg"),
     ("core.rounding_explain", "_repr_html_"),
+    ("core.blocks", "__str__"),
+    ("core.blocks", "_repr_html_"),
+    ("core.report", "table"),
+    ("core.report", "plot"),
 }
 
 

@@ -17,8 +17,10 @@ Examples
 >>> t = scale_per_tensor(x, "float8_e4m3fn")
 >>> float(t.scale), float(t.amax)   # 448 / 3, as float32
 (149.3333282470703, 3.0)
->>> t.values  # the unscaled result: round(x * s) / s
-array([0.00100446, 0.50223218, 3.        ])
+>>> t.values  # the unscaled result round(x * s) / s: s is no power of two, so not even 3 is kept
+array([1.04631700e-03, 4.82142874e-01, 3.00000010e+00])
+>>> scale_per_tensor(x, "float8_e4m3fn", power_of_two=True).values  # s = 128: exact unscaling
+array([9.765625e-04, 5.000000e-01, 3.000000e+00])
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def scale_per_tensor(
     >>> t = scale_per_tensor([1.0, 50.0], "float8_e4m3fn", recipe="delayed",
     ...                      amax_history=[10.0, 20.0])
     >>> t.amax, t.values[1]  # 50 grew past the history: it saturates at 448 / s
-    (20.0, np.float64(20.0))
+    (20.0, np.float64(20.000000340597975))
     """
     fmt = get_format(fmt)
     arr = K._real_array(x)
