@@ -258,9 +258,12 @@ def _quantize_mx(
         )
     shared = np.maximum(shared, -E8M0_EMAX)
     shared[special] = 0
-    scaled = np.ldexp(np.where(special[..., None], 0.0, v), -shared[..., None])
+    factor = np.ldexp(1.0, -shared)[..., None]  # 1 / X: a power of two, so v * factor is exact
+    scaled = v * factor
+    if special.any():  # inf or NaN in a block: its elements are not encoded (codes 0)
+        scaled[special] = 0.0
     codes = _encode_elements(scaled, spec, rounding, rng)
-    values = np.ldexp(_element_values(codes, spec), shared[..., None])
+    values = _element_values(codes, spec) * np.ldexp(1.0, shared)[..., None]
     scales = (shared + 127).astype(np.uint8)
     scales[special] = E8M0_NAN
     values[np.broadcast_to(special[..., None], values.shape)] = np.nan

@@ -2,19 +2,21 @@
 
 One chunk of a tensor gives, for each (format, scaling) row, counts (overflow,
 flush to zero, subnormal results), sums of squares for the SNR, the largest
-relative error, and a fixed-bin histogram of log2 of the relative errors: 64
-bins an octave over ``[2**REL_LOW, 2**REL_HIGH)``. Partials of any number of
-chunks add up (:func:`combine`), so a dask array is reported chunk by chunk.
+relative error, and a fixed-bin histogram of the relative errors: 64 bins an
+octave over ``[2**REL_LOW, 2**REL_HIGH)``, read straight off the float64 bits (the
+exponent and the top 6 significand bits), so the binning is exact. Partials of
+any number of chunks add up (:func:`combine`), so a dask array is reported chunk
+by chunk; a chunk is itself worked through in cache-sized pieces.
 
 A quantile read from the histogram (:func:`quantile`) is the upper edge of the
 bin holding it, capped at the exact maximum: never below the exact quantile
-(``method="inverted_cdf"``) and at most one bin (a factor ``2**(1/64)``) above
-it, two bins where ``log2`` rounds across a bin edge, hence the documented bound
-``2**(1/32)``. Relative errors below ``2**REL_LOW`` share the first bin.
+(``method="inverted_cdf"``) and at most a factor ``QUANTILE_BOUND = 1 + 2**-6``
+above it (a bin spans ``[2**e (1 + j/64), 2**e (1 + (j+1)/64))``). Relative errors
+below ``2**REL_LOW`` share the first bin, and are reported as at most its top.
 
 >>> import numpy as np
 >>> p = {"rel_hist": np.zeros(N_REL_BINS, np.int64), "zero": 1, "nonfinite": 0}
->>> p["rel_hist"][_rel_bins(np.array([0.25]))] += 1
+>>> p["rel_hist"] += _rel_hist(np.array([0.25]), np.array([True]))
 >>> quantile(p, 0.9, max_rel=0.25)
 0.25
 """
@@ -27,29 +29,43 @@ import numpy as np
 
 from .. import codes as K
 from ..formats import Format
-from .blocks import BlockFormat, quantize_blocks
+from .blocks import BlockFormat, _element_values, quantize_blocks
 from .scaling import compute_scale
 
-REL_LOW, REL_HIGH, REL_PER_OCTAVE = -128, 8, 64
-N_REL_BINS = (REL_HIGH - REL_LOW) * REL_PER_OCTAVE
-QUANTILE_BOUND = 2.0 ** (1 / 32)
+REL_LOW, REL_HIGH, REL_BITS = -128, 8, 6  # 2**REL_BITS bins an octave
+N_REL_BINS = (REL_HIGH - REL_LOW) << REL_BITS
+_REL_BASE = (1023 + REL_LOW) << REL_BITS
+QUANTILE_BOUND = 1 + 2.0**-REL_BITS
 """An estimated quantile lies within this factor above the exact one."""
-LOG2_LOW, LOG2_HIGH, LOG2_PER_OCTAVE = -160, 160, 4  # the histogram of log2|x| (the figure)
-N_LOG2_BINS = (LOG2_HIGH - LOG2_LOW) * LOG2_PER_OCTAVE
+LOG2_LOW, LOG2_HIGH, LOG2_BITS = -160, 160, 2  # the histogram of |x| (the figure): 1/4 octaves
+N_LOG2_BINS = (LOG2_HIGH - LOG2_LOW) << LOG2_BITS
+_LOG2_BASE = (1023 + LOG2_LOW) << LOG2_BITS
+PIECE = 1 << 16  # elements worked on at a time
 
 
-def _rel_bins(rel: np.ndarray) -> np.ndarray:
-    index = np.floor(np.log2(rel) * REL_PER_OCTAVE) - REL_LOW * REL_PER_OCTAVE
-    return np.clip(index, 0, N_REL_BINS - 1).astype(np.intp)
+def _binned(a: np.ndarray, valid: np.ndarray, bits: int, base: int, n: int) -> np.ndarray:
+    """Counts of non-negative float64 ``a`` (where ``valid``) in bins of ``2**-bits``
+    of an octave, linear in the significand: bin ``(float64 bits >> (52 - bits)) -
+    base``, clipped to ``0..n-1``."""
+    index = (a.reshape(-1).view(np.uint64) >> np.uint64(52 - bits)).astype(np.int64)
+    index -= base
+    np.clip(index, 0, n - 1, out=index)
+    index[~valid.reshape(-1)] = n  # left out
+    return np.bincount(index, minlength=n + 1)[:n]
 
 
-def log2_histogram(x: np.ndarray) -> tuple[np.ndarray, int]:
-    """Counts of log2|x| in quarter octaves (nonzero finite x), and the zero count."""
-    a = np.abs(x[np.isfinite(x)]).astype(np.float64)
-    nonzero = a[a > 0]
-    index = np.floor(np.log2(nonzero) * LOG2_PER_OCTAVE) - LOG2_LOW * LOG2_PER_OCTAVE
-    index = np.clip(index, 0, N_LOG2_BINS - 1).astype(np.intp)
-    return np.bincount(index, minlength=N_LOG2_BINS), int(a.size - nonzero.size)
+def _rel_hist(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    return _binned(rel, valid, REL_BITS, _REL_BASE, N_REL_BINS)
+
+
+def bin_edge(index: int, bits: int = REL_BITS, base: int = _REL_BASE) -> float:
+    """The lower edge of histogram bin ``index`` (``index + 1``: its upper edge)."""
+    return float(np.uint64((index + base) << (52 - bits)).view(np.float64))
+
+
+def log2_edges() -> np.ndarray:
+    """log2 of the edges of the |x| histogram's bins."""
+    return np.log2([bin_edge(i, LOG2_BITS, _LOG2_BASE) for i in range(N_LOG2_BINS + 1)])
 
 
 def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
@@ -81,61 +97,86 @@ def _scaled_results(
     scale = scale[..., : x.shape[-1]]
     with np.errstate(invalid="ignore", divide="ignore"):
         y = np.where(scale > 0, x / scale, 0.0)  # a zero block scale flushes its block
-    from .blocks import _element_values
-
     return q.values, y, _element_values(q.codes, block), block.element_format
 
 
-def partials(x: np.ndarray, rows: list[tuple], amax: float) -> dict[str, Any]:
+def _pieces(x: np.ndarray) -> list[np.ndarray]:
+    """Cache-sized pieces of ``x``: whole rows of its last axis (blocks stay whole)."""
+    if x.ndim == 1:
+        return [x[i : i + PIECE] for i in range(0, x.size, PIECE)]
+    rows = x.reshape(-1, x.shape[-1])
+    step = max(1, PIECE // max(1, x.shape[-1]))
+    return [rows[i : i + step] for i in range(0, rows.shape[0], step)]
+
+
+def partials(
+    x: np.ndarray, rows: list[tuple], amax: float, *, keep_rel: bool = False
+) -> dict[str, Any]:
     """The combinable statistics of one chunk ``x`` for each row ``(scaling, format,
-    block format or None)``; ``amax`` is the whole tensor's (for per-tensor scales)."""
+    block format or None, ...)``; ``amax`` is the whole tensor's (for per-tensor
+    scales). ``keep_rel`` also keeps each row's relative errors (for exact quantiles)."""
     x = np.asarray(x)
-    finite = np.isfinite(x)
-    xf = np.where(finite, x, 0).astype(np.float64)
-    hist, zeros = log2_histogram(x)
+    total: dict[str, Any] | None = None
+    for piece in _pieces(x):
+        part = _piece_partials(piece, rows, amax, keep_rel)
+        total = part if total is None else combine(total, part, keep_rel=keep_rel)
+    if total is None:
+        total = _piece_partials(x.reshape(-1)[:0], rows, amax, keep_rel)
+    return total
+
+
+def _piece_partials(x: np.ndarray, rows: list[tuple], amax: float, keep_rel: bool) -> dict:
+    x64 = x.astype(np.float64)
+    finite = np.isfinite(x64)
+    all_finite = bool(finite.all())
+    if not all_finite:
+        x64[~finite] = 0.0  # left out of every statistic below
+    a = np.abs(x64)
+    valid = a > 0  # nonzero and finite
     out: dict[str, Any] = {
-        "n": x.size, "finite": int(finite.sum()), "log2_hist": hist, "log2_zero": zeros,
-        "rows": [],
+        "n": x.size, "finite": int(np.count_nonzero(finite)),
+        "log2_hist": _binned(a, valid, LOG2_BITS, _LOG2_BASE, N_LOG2_BINS),
+        "log2_zero": int(np.count_nonzero(finite) - np.count_nonzero(valid)), "rows": [],
     }  # fmt: skip
-    nonzero = finite & (x != 0)
-    signal = float(np.sum(xf * xf))
+    flat = a.reshape(-1)
+    signal = float(np.sum(np.square(flat)))  # (np.dot would start BLAS threads)
     for row in rows:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            q, y, stored, element = _scaled_results(xf, row, amax)
-            err = np.abs(q - xf)
-            err[~np.isfinite(q)] = np.inf
-            rel = err[nonzero] / np.abs(xf[nonzero])
+            q, y, stored, element = _scaled_results(x64, row, amax)
+            err = np.abs(q - x64)
+            if not np.isfinite(q).all():
+                err[~np.isfinite(q)] = np.inf
+            rel = err / a
         small = element.smallest_normal if element is not None else 0.0
         stored_abs = np.abs(stored)
-        positive = rel[(rel > 0) & np.isfinite(rel)]
+        finite_rel = np.isfinite(rel)
+        zero = int(np.count_nonzero(valid & (rel == 0)))
+        nonfinite = int(np.count_nonzero(valid & ~finite_rel))
+        hist = _rel_hist(np.where(finite_rel, rel, 0.0), valid)
+        hist[0] -= zero  # exact zeros have a count of their own
+        err_flat = err.reshape(-1)
         out["rows"].append({
-            "overflow": int(np.count_nonzero(_overflowing(y, element) & finite)),
-            "flushed_to_zero": int(np.count_nonzero(nonzero & (q == 0))),
-            "subnormal": int(np.count_nonzero(finite & (stored_abs > 0) & (stored_abs < small))),
-            "nonzero": int(rel.size), "zero": int(np.count_nonzero(rel == 0)),
-            "nonfinite": int(np.count_nonzero(~np.isfinite(rel))),
-            "rel_hist": np.bincount(_rel_bins(positive), minlength=N_REL_BINS),
-            "max_rel": float(rel.max()) if rel.size else 0.0,
-            "signal": signal, "noise": float(np.sum(np.where(finite, err, 0.0) ** 2)),
-            "rel": rel,
+            "overflow": int(np.count_nonzero(_overflowing(y, element))),
+            "flushed_to_zero": int(np.count_nonzero(valid & (q == 0))),
+            "subnormal": int(np.count_nonzero((stored_abs > 0) & (stored_abs < small))),
+            "nonzero": int(np.count_nonzero(valid)), "zero": zero, "nonfinite": nonfinite,
+            "rel_hist": hist, "max_rel": float(np.max(rel, where=valid, initial=0.0)),
+            "signal": signal, "noise": float(np.sum(np.square(err_flat))),
+            "rel": [rel[valid]] if keep_rel else None,
         })  # fmt: skip
     return out
 
 
-def combine(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Two chunks' partials as one (the exact ``rel`` arrays are dropped)."""
+def combine(a: dict[str, Any], b: dict[str, Any], *, keep_rel: bool = False) -> dict[str, Any]:
+    """Two chunks' partials as one (the exact ``rel`` arrays joined if ``keep_rel``)."""
     out = {key: a[key] + b[key] for key in ("n", "finite", "log2_hist", "log2_zero")}
     out["rows"] = []
     for ra, rb in zip(a["rows"], b["rows"], strict=True):
         row = {key: ra[key] + rb[key] for key in ra if key not in ("max_rel", "rel")}
         row["max_rel"] = max(ra["max_rel"], rb["max_rel"])
+        row["rel"] = ra["rel"] + rb["rel"] if keep_rel else None  # lists, joined once
         out["rows"].append(row)
     return out
-
-
-def strip(p: dict[str, Any]) -> dict[str, Any]:
-    """Partials without the exact ``rel`` arrays (what a dask task hands on)."""
-    return {**p, "rows": [{k: v for k, v in r.items() if k != "rel"} for r in p["rows"]]}
 
 
 def quantile(row: dict[str, Any], q: float, max_rel: float) -> float:
@@ -151,16 +192,18 @@ def quantile(row: dict[str, Any], q: float, max_rel: float) -> float:
     if rank > cumulative[-1]:
         return float("inf")
     index = int(np.searchsorted(cumulative, rank))
-    upper = 2.0 ** ((index + 1) / REL_PER_OCTAVE + REL_LOW)
-    return min(upper, max_rel)
+    if index == N_REL_BINS - 1:  # the last bin is open above: its values are <= max
+        return max_rel
+    return min(bin_edge(index + 1), max_rel)
 
 
-def exact_quantile(rel: np.ndarray, q: float) -> float:
-    """The exact q-quantile (``inverted_cdf``), inf where non-finite errors reach it."""
-    if rel.size == 0:
-        return float("nan")
-    ordered = np.where(np.isfinite(rel), rel, np.inf)
-    return float(np.quantile(ordered, q, method="inverted_cdf"))
+def exact_quantiles(rel: list[np.ndarray], qs: tuple[float, ...]) -> list[float]:
+    """The exact quantiles (``inverted_cdf``) of the relative errors kept in pieces."""
+    joined = np.concatenate(rel) if rel else np.empty(0)
+    if joined.size == 0:
+        return [float("nan")] * len(qs)
+    joined[np.isnan(joined)] = np.inf
+    return [float(v) for v in np.quantile(joined, qs, method="inverted_cdf")]
 
 
-__all__ = ["QUANTILE_BOUND", "BlockFormat", "combine", "partials", "quantile", "strip"]
+__all__ = ["QUANTILE_BOUND", "BlockFormat", "combine", "log2_edges", "partials", "quantile"]

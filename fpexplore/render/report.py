@@ -43,7 +43,7 @@ def report_table(report: Any) -> Table:
         if scaling == "block" and r["block_format"] and r["block_format"] != r["format"]:
             scaling = f"block ({r['block_format']})"
         rows.append([r["format"], scaling, *(r[c] for c in _COLUMNS[2:])])
-    how = "exact" if report.exact else "from 1/64-octave histograms (within a factor 2**(1/32))"
+    how = "exact" if report.exact else "from 1/64-octave histograms (at most 1 + 2**-6 times)"
     notes = [
         f"{report.size} values ({report.dtype}), {report.finite} finite, amax {report.amax!r}; "
         "relative errors over the nonzero finite values",
