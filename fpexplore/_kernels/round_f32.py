@@ -114,6 +114,23 @@ def _blend32(dst: np.ndarray, src: np.ndarray | int, mask: np.ndarray, work: np.
     np.bitwise_xor(dst, work, out=dst)
 
 
+def _magnitude_range(bits: np.ndarray, need_low: bool) -> tuple[int, int]:
+    """The smallest (0 unless ``need_low``) and largest magnitude bits of a block,
+    from reductions alone: as int32 a negative is ``magnitude - 2**31``, so the int32
+    maximum is the largest positive magnitude and the uint32 maximum the largest
+    negative one (sign bit set); the minima likewise."""
+    signed = bits.view(np.int32)
+    top_u, top_i = int(bits.max()), int(signed.max())
+    high = max(top_i, top_u - 0x8000_0000 if top_u >= 0x8000_0000 else 0)
+    if not need_low:
+        return 0, high
+    low_u, low_i = int(bits.min()), int(signed.min())
+    candidates = [low_u] if low_u < 0x8000_0000 else []  # a positive value exists
+    if low_i < 0:  # a negative value exists
+        candidates.append(low_i + 0x8000_0000)
+    return min(candidates), high
+
+
 def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) -> None:
     """Round one block of float32 ``x``: codes into an unsigned ``out``, else the
     rounded values into a float32 ``out``."""
@@ -121,8 +138,8 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
     as_codes = out.dtype.kind == "u"
     bits = x.view(np.uint32)
     a, rounded, work, mask = s.a[:k], s.rounded[:k], s.work[:k], s.mask[:k]
-    np.bitwise_and(bits, _MAG32, out=a)
-    high = int(a.max())
+    # a format sharing float32's exponent range (bfloat16, TF32) has float32's subnormals
+    low, high = _magnitude_range(bits, need_low=r.fmt.emin > -126)
     if high >= _INF32:  # inf or NaN: the float64 kernel, payloads and all
         r64 = _rounder(r.fmt, r.rounding, r.overflow)
         assert r64 is not None
@@ -130,11 +147,11 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
         _round_into(x.astype(np.float64), r64, result64, s.fallback())
         np.copyto(out, result64, casting="unsafe")
         return
-    # a format sharing float32's exponent range (bfloat16, TF32) has float32's subnormals
-    small = r.fmt.emin > -126 and int(a.min()) < r.normal_bits
+    small = low < r.normal_bits
     if high <= r.max_bits and not small and not as_codes and r.rounding in _SIGNLESS:
         _round_magnitudes32(bits, bits, r, out.view(np.uint32), work)  # the sign rides along
         return
+    np.bitwise_and(bits, _MAG32, out=a)
     _round_magnitudes32(a, bits, r, rounded, work)
     result = rounded
     if as_codes:
