@@ -85,6 +85,9 @@ class TensorReport:
     def __str__(self) -> str:
         return str(self.table())
 
+    def __repr__(self) -> str:
+        return str(self.table())
+
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
 
