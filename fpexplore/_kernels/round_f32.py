@@ -139,7 +139,8 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
     bits = x.view(np.uint32)
     a, rounded, work, mask = s.a[:k], s.rounded[:k], s.work[:k], s.mask[:k]
     # a format sharing float32's exponent range (bfloat16, TF32) has float32's subnormals
-    low, high = _magnitude_range(bits, need_low=r.fmt.emin > -126)
+    need_low = r.fmt.emin > -126
+    low, high = _magnitude_range(bits, need_low)
     if high >= _INF32:  # inf or NaN: the float64 kernel, payloads and all
         r64 = _rounder(r.fmt, r.rounding, r.overflow)
         assert r64 is not None
@@ -147,7 +148,7 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
         _round_into(x.astype(np.float64), r64, result64, s.fallback())
         np.copyto(out, result64, casting="unsafe")
         return
-    small = low < r.normal_bits
+    small = need_low and low < r.normal_bits
     if high <= r.max_bits and not small and not as_codes and r.rounding in _SIGNLESS:
         _round_magnitudes32(bits, bits, r, out.view(np.uint32), work)  # the sign rides along
         return
