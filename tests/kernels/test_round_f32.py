@@ -68,3 +68,19 @@ def test_round_to_dtype() -> None:
         round_to(x, "bfloat16", dtype=np.int32)
     with pytest.raises(ValueError, match="not a float dtype"):
         round_to(x, "bfloat16", dtype=ml.float8_e4m3fn)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float8_e4m3fn", "float6_e2m3fn"])
+def test_against_the_exact_reference(fmt: str) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from fpexplore.exact import parse_real, round_real
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.floats(width=32, allow_nan=False, allow_infinity=False), st.sampled_from(MODES))
+    def check(x: float, mode: str) -> None:
+        code = K.round_codes(np.array([x], np.float32), fmt, mode, overflow="saturate")[0]
+        assert int(code) == round_real(parse_real(x), fmt, mode, overflow="saturate")
+
+    check()
