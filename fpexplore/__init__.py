@@ -22,12 +22,12 @@ from .core.blocks import (
 )
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
-from .core.density import Binade, binade_table, count_between, values_between
+from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .core.report import TensorReport, tensor_report
 from .core.scaling import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .exact import ROUNDING_MODES
-from .formats import FORMATS, Format, format_names, get_format
+from .formats import FORMATS, Format, FormatLike, format_names, get_format
 from .render.comparison import compare, format_table
 
 __version__ = "0.1.0"
@@ -38,11 +38,13 @@ __all__ = [
     "ROUNDING_MODES",
     "ArrayParts",
     "Binade",
+    "BinadeTable",
     "BlockFormat",
     "Census",
     "DelayedScaling",
     "FloatParts",
     "Format",
+    "FormatLike",
     "Kind",
     "QuantizedBlocks",
     "RepresentationError",

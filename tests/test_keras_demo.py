@@ -1,4 +1,4 @@
-"""What notebook 06 relies on in Keras's mixed-precision API (claims 13, 14 and 16)."""
+"""What notebook 06 relies on in Keras's mixed-precision API (claims 13 to 16)."""
 
 import os
 
@@ -72,3 +72,44 @@ def test_mixed_bfloat16_computes_in_bfloat16_without_loss_scaling(policy):
     assert model.layers[0].variable_dtype == "float32"
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
     assert not isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer)
+
+
+def test_default_policy_is_float32_in_both_dtypes():
+    assert keras.mixed_precision.global_policy().name == "float32"
+    for layer in _model().layers:
+        assert (layer.compute_dtype, layer.variable_dtype) == ("float32", "float32")
+
+
+def test_a_softmax_layer_without_dtype_follows_mixed_float16(policy):
+    policy("mixed_float16")
+    head = keras.layers.Dense(3, activation="softmax")
+    out = head(np.ones((2, 8), dtype="float32"))
+    assert head.compute_dtype == "float16"
+    assert keras.backend.standardize_dtype(out.dtype) == "float16"
+
+
+def test_auto_scale_loss_false_keeps_a_plain_optimizer(policy):
+    policy("mixed_float16")
+    model = _model()
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", auto_scale_loss=False)
+    assert type(model.optimizer) is keras.optimizers.SGD
+
+
+def test_loss_scale_factor_below_one_zeroes_float16_updates_only(policy):
+    """Notebook 06, section 6: a loss shrunk by 2**-24 trains in float32, stalls in float16."""
+    x = np.random.default_rng(0).random((64, 8)).astype("float32")
+    y = np.zeros(64, dtype="int32")
+    moved = {}
+    for name in ("float32", "mixed_float16"):
+        policy(name)
+        keras.utils.set_random_seed(0)
+        model = _model()
+        before = np.array(model.layers[0].kernel.value)
+        model.compile(
+            optimizer=keras.optimizers.SGD(0.1, loss_scale_factor=2.0**-24),
+            loss="sparse_categorical_crossentropy",
+            auto_scale_loss=False,
+        )
+        model.fit(x, y, epochs=1, batch_size=64, verbose=0)
+        moved[name] = float(np.mean(np.array(model.layers[0].kernel.value) != before))
+    assert moved["float32"] > 0.5 and moved["mixed_float16"] < moved["float32"] / 2

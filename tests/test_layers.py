@@ -43,6 +43,14 @@ LAZY_RENDERING = {
     ("core.blocks", "_repr_html_"),
     ("core.report", "table"),
     ("core.report", "plot"),
+    ("core.census", "__str__"),
+    ("core.census", "_repr_html_"),
+    ("core.error", "__str__"),
+    ("core.error", "_repr_html_"),
+    ("core.arrays", "__str__"),
+    ("core.arrays", "_repr_html_"),
+    ("core.density", "__repr__"),
+    ("core.density", "_repr_html_"),
 }
 
 

@@ -69,7 +69,7 @@ def test_the_course_is_there():
         "03-representation-error.ipynb",
         "04-formats-for-deep-learning.ipynb",
         "05-when-float16-breaks.ipynb",
-    } | {f"solutions/0{k}-solutions.ipynb" for k in range(1, 6)}
+    } | {f"solutions/0{k}-solutions.ipynb" for k in range(1, 7)}
     assert expected <= names
 
 
@@ -154,3 +154,58 @@ def test_relative_links_resolve(path: Path):
         if not re.match(r"[a-z]+:", target) and not (path.parent / target.split("#")[0]).exists()
     ]
     assert not broken, f"{path.name} links to missing files: {broken}"
+
+
+def _cells(path: Path) -> list[tuple[str, str]]:
+    return [
+        (
+            cell["cell_type"],
+            "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"],
+        )
+        for cell in _load(path)["cells"]
+    ]
+
+
+def _exercise_cells(path: Path) -> list[tuple[str, str]]:
+    """The cells from the "## Exercises" heading to the next level-2 heading."""
+    cells, inside = [], False
+    for kind, text in _cells(path):
+        headings = re.findall(r"^## (.+)$", text, re.MULTILINE) if kind == "markdown" else []
+        if headings:
+            inside = headings[-1].strip() == "Exercises"
+        if inside:
+            cells.append((kind, text))
+    return cells
+
+
+_LESSONS = sorted(NOTEBOOKS.glob("0[1-9]-*.ipynb"))
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in _LESSONS])
+def test_exercises_print_no_solutions_and_have_a_solutions_notebook(path: Path):
+    """Solutions live in solutions/NN-solutions.ipynb, not in code cells under the exercises."""
+    exercises = _exercise_cells(path)
+    if not exercises:
+        pytest.skip(f"{path.name} has no exercises")
+    code = [text.splitlines()[0] for kind, text in exercises if kind == "code" and text.strip()]
+    assert not code, f"{path.name} runs code under its exercises: {code}"
+    solutions = NOTEBOOKS / "solutions" / f"{path.name[:2]}-solutions.ipynb"
+    assert solutions.exists(), f"{path.name} has exercises but no {solutions.name}"
+
+
+_EXERCISE = re.compile(r"\*\*Exercise (\d+)\*\* \((★{1,3})[^)]*?, (\d+) min\)")
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in _LESSONS if p.name[:2] in {"04", "05", "06"}])
+def test_exercises_are_labelled_and_some_ask_to_predict_or_why(path: Path):
+    """Each exercise says its level (★ to ★★★) and minutes; some ask to predict, some why."""
+    text = "\n".join(t for kind, t in _exercise_cells(path) if kind == "markdown")
+    starts = re.findall(r"\*\*Exercise \d+", text)
+    labelled = _EXERCISE.findall(text)
+    assert starts and len(labelled) == len(starts), f"unlabelled exercises in {path.name}"
+    assert [int(n) for n, _, _ in labelled] == list(range(1, len(labelled) + 1))
+    assert re.search(r"\(★★ predict", text), f"{path.name}: no predict-then-check exercise"
+    assert re.search(r"\(★★ why", text), f"{path.name}: no why exercise"
+    solutions = _markdown(NOTEBOOKS / "solutions" / f"{path.name[:2]}-solutions.ipynb")
+    for number, _, _ in labelled:
+        assert f"## Exercise {number}" in solutions, f"no solution to exercise {number}"

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
 from .dtypes import _INF_BITS, _real_array
 from .round_blocked import _round_into, _rounder
@@ -17,7 +17,7 @@ from .rounding import round_values
 
 
 def rounding_errors(
-    values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
+    values: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(rounded, abs_error, rel_error, ulp_error)`` of storing ``values`` in ``fmt``,
     in one blocked pass: the arrays of :func:`fpexplore.representation_error`.
@@ -56,6 +56,7 @@ def rounding_errors(
         low, high = np.minimum.reduce(rel_error), np.maximum.reduce(rel_error)
         ordinary = low > 0 and high < np.inf  # no zero, inf or NaN (NaN fails both)
         if r is None:
+            assert precomputed is not None
             np.copyto(rounded, precomputed.reshape(-1)[block])
         elif r32 is not None:  # float32 input: rounded on its 32-bit codes
             narrow = scratch.narrow.out32[:k]
@@ -79,7 +80,8 @@ def rounding_errors(
             ulp_error[np.isinf(abs_error)] = np.inf
 
     _run_blocks(flat.size, BLOCK, work, _BothScratch)
-    return outputs
+    rounded_all, abs_all, rel_all, ulp_all = outputs
+    return rounded_all, abs_all, rel_all, ulp_all
 
 
 class _BothScratch:

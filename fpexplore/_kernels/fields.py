@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _blend, _mask_where, _run_blocks, _Scratch
 from .dtypes import _INF_BITS, _NAN_BITS, _field_dtype, _native, check_codes
 
@@ -39,10 +39,10 @@ def _kind_steps(fmt: Format) -> tuple[tuple[int, int], ...]:
     are ordered zero < subnormals < normals < inf < NaNs, as the kind codes are."""
     steps = {1: 1}  # the first subnormal
     steps[1 << fmt.mantissa_bits] = steps.get(1 << fmt.mantissa_bits, 0) + 1  # first normal
-    if fmt.nan_encoding == "ieee":
+    if fmt.inf_code is not None:  # "ieee"
         steps[fmt.inf_code] = 1
         steps[fmt.inf_code + 1] = 1
-    elif fmt.nan_encoding == "fn":  # the NaN pattern follows +max: skip INF
+    elif fmt.nan_code is not None:  # "fn": the NaN pattern follows +max: skip INF
         steps[fmt.nan_code] = steps.get(fmt.nan_code, 0) + 2
     return tuple(sorted(steps.items()))
 
@@ -62,9 +62,45 @@ def _classify_into(magnitude: np.ndarray, kind: np.ndarray, flag: np.ndarray, fm
             np.add(kind, flag8, out=kind)
 
 
+@overload
 def split_codes(
     codes: Any,
-    fmt: Any,
+    fmt: FormatLike,
+    *,
+    kinds: Literal[True] = ...,
+    parts: Literal[True] = ...,
+    out: None = ...,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+@overload
+def split_codes(
+    codes: Any,
+    fmt: FormatLike,
+    *,
+    kinds: Literal[False],
+    parts: Literal[True] = ...,
+    out: None = ...,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, None]: ...
+@overload
+def split_codes(
+    codes: Any,
+    fmt: FormatLike,
+    *,
+    kinds: Literal[True] = ...,
+    parts: Literal[False],
+    out: None = ...,
+) -> tuple[None, None, None, np.ndarray]: ...
+@overload
+def split_codes(
+    codes: Any,
+    fmt: FormatLike,
+    *,
+    kinds: bool = ...,
+    parts: bool = ...,
+    out: tuple[np.ndarray | None, ...] | None = ...,
+) -> tuple[np.ndarray | None, ...]: ...
+def split_codes(
+    codes: Any,
+    fmt: FormatLike,
     *,
     kinds: bool = True,
     parts: bool = True,
@@ -136,7 +172,7 @@ array([2, 3], dtype=uint8))
     return out
 
 
-def fields(codes: Any, fmt: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fields(codes: Any, fmt: FormatLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Split codes into (sign, biased exponent, mantissa) arrays, each the
     smallest unsigned dtype that holds it.
 
@@ -149,7 +185,7 @@ def fields(codes: Any, fmt: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return sign, exponent, mantissa
 
 
-def classify(codes: Any, fmt: Any) -> np.ndarray:
+def classify(codes: Any, fmt: FormatLike) -> np.ndarray:
     """The :class:`Kind` of each code, as the small integers of ``KIND_CODES``.
 
     Examples
@@ -160,7 +196,7 @@ def classify(codes: Any, fmt: Any) -> np.ndarray:
     return split_codes(codes, fmt, parts=False)[3]
 
 
-def codes_to_values(codes: Any, fmt: Any) -> np.ndarray:
+def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
     """The float64 value of each code (exact: every value fits in float64).
 
     Examples

@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from ..formats import get_format
+from ..formats import FormatLike, get_format
 from .dtypes import check_codes, code_dtype
 from .fields import KIND_CODES, Kind, classify
 
 
-def next_up_codes(codes: Any, fmt: Any) -> np.ndarray:
+def next_up_codes(codes: Any, fmt: FormatLike) -> np.ndarray:
     """The code of the next value above each code's value (IEEE nextUp).
 
     +-0 go to the smallest subnormal, -smallest subnormal to -0, +inf and NaN
@@ -41,7 +41,7 @@ def next_up_codes(codes: Any, fmt: Any) -> np.ndarray:
     return result.astype(code_dtype(fmt))
 
 
-def next_down_codes(codes: Any, fmt: Any) -> np.ndarray:
+def next_down_codes(codes: Any, fmt: FormatLike) -> np.ndarray:
     """The code of the next value below each code's value: ``-next_up(-x)``."""
     fmt = get_format(fmt)
     flip = code_dtype(fmt).type(fmt.sign_mask)

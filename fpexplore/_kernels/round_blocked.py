@@ -54,9 +54,10 @@ def _rounder(fmt: Format, rounding: str, overflow: str | None) -> _Rounder | Non
     m = fmt.mantissa_bits
     if overflow == "saturate" or not fmt.has_nan:
         big_code, big_bits = fmt.max_code, _float_bits(fmt.max)
-    elif fmt.has_infinity:
+    elif fmt.inf_code is not None:
         big_code, big_bits = fmt.inf_code, _INF_BITS
     else:
+        assert fmt.nan_code is not None  # has_nan
         big_code, big_bits = fmt.nan_code, _NAN_BITS
     scale = m - fmt.emin
     magic = rounding == "nearest_even" and m <= 51 and fmt.emax + 52 - m < 1022
@@ -253,8 +254,10 @@ def _nan_codes(bits: np.ndarray, fmt: Format) -> np.ndarray:
     are all 0 gets payload 1, so it stays a NaN); 'fn' formats have one NaN."""
     bits = bits.astype(np.uint64)
     sign = (bits >> np.uint64(63)) << np.uint64(fmt.bits - 1)
+    assert fmt.nan_code is not None  # only called for formats with NaNs
     if fmt.nan_encoding == "fn":
         return sign | np.uint64(fmt.nan_code)
+    assert fmt.inf_code is not None  # IEEE: NaNs share the infinities' exponent field
     m = fmt.mantissa_bits
     payload = (bits & np.uint64(_FRACTION)) >> np.uint64(52 - m)
     payload[payload == 0] = 1

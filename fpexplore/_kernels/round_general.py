@@ -70,9 +70,9 @@ def _special_codes(
     toward_zero = rounding == "toward_zero" or (
         (rounding == "up") & negative | (rounding == "down") & ~negative
     )
-    if fmt.has_infinity:
+    if fmt.inf_code is not None:  # has_infinity
         big = fmt.inf_code
-    elif fmt.has_nan:
+    elif fmt.nan_code is not None:  # has_nan
         big = fmt.nan_code
     else:
         big = fmt.max_code

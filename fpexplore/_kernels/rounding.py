@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
 from .dtypes import _as_float64, _real_array, code_dtype
 from .fields import codes_to_values
@@ -62,7 +62,7 @@ def _converted(x: np.ndarray, scratch: _Scratch) -> np.ndarray:
 
 def round_codes(
     values: Any,
-    fmt: Any,
+    fmt: FormatLike,
     rounding: str = "nearest_even",
     *,
     overflow: str | None = None,
@@ -94,7 +94,7 @@ def round_codes(
 
 def round_values(
     values: Any,
-    fmt: Any,
+    fmt: FormatLike,
     rounding: str = "nearest_even",
     *,
     overflow: str | None = None,

@@ -4,7 +4,9 @@ The notebooks live in the repository's ``notebooks/`` folder and are shipped
 inside the wheel as ``fpexplore/_course/``, so ``pip install fpexplore`` users
 get them too. :func:`copy_course` puts a fresh copy in a folder of the user's
 choosing, where they can be run and edited without touching the installed
-package.
+package. The few files from elsewhere in the repository that the course uses
+(:data:`COMPANIONS`, e.g. the benchmark script an exercise of notebook 06 runs)
+go along, at the same relative path, so the copy is self-sufficient.
 
 Examples
 --------
@@ -16,16 +18,30 @@ PosixPath('fp-course/00-index.ipynb')
 from __future__ import annotations
 
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
-__all__ = ["CourseNotFoundError", "copy_course", "course_source", "index_notebook"]
+__all__ = ["COMPANIONS", "CourseNotFoundError", "copy_course", "course_source", "index_notebook"]
 
 _SKIP = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+
+COMPANIONS = ("benchmarks/mixed_precision.py",)
+"""Files of the repository outside ``notebooks/`` that the course uses, by their path
+from the repository root. The wheel holds them under ``fpexplore/_course/`` at that
+same path (pyproject's force-include); from a checkout :func:`copy_course` adds them."""
+
+
+def _checkout() -> Path:
+    """The repository root of a source checkout or editable install."""
+    return Path(__file__).resolve().parents[2]
 
 
 class CourseNotFoundError(FileNotFoundError):
@@ -53,7 +69,7 @@ def course_source() -> Traversable:
     packaged = resources.files("fpexplore") / "_course"
     if _has_notebooks(packaged):
         return packaged
-    checkout = Path(__file__).resolve().parents[2] / "notebooks"
+    checkout = _checkout() / "notebooks"
     if _has_notebooks(checkout):
         return checkout
     raise CourseNotFoundError(
@@ -90,7 +106,9 @@ def copy_course(dest: str | Path, *, force: bool = False) -> list[Path]:
     Returns
     -------
     list of Path
-        The files written, in the order written.
+        The files written, in the order written: the course folder's, then the
+        :data:`COMPANIONS` it does not hold itself (found next to ``notebooks/``
+        in a source checkout).
 
     Raises
     ------
@@ -110,6 +128,13 @@ def copy_course(dest: str | Path, *, force: bool = False) -> list[Path]:
     source = course_source()
     copied: list[Path] = []
     _copy_tree(source, dest, copied)
+    if isinstance(source, Path) and source == _checkout() / "notebooks":
+        for companion in COMPANIONS:
+            origin, target = _checkout() / companion, dest / companion
+            if origin.is_file() and target not in copied:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(origin, target)
+                copied.append(target)
     return copied
 
 

@@ -104,6 +104,8 @@ def _draw(
     span: tuple[str, str] | None,
 ) -> None:
     """Call ``plot.<name>`` with arguments taken from the command line."""
+    lo: str | float | None  # a window: exact text for number_line, floats for the others
+    hi: str | float | None
     if value is not None and name != "bits":
         raise UsageError(f"--plot {name} takes no VALUE (only --plot bits does)")
     if name == "bits":

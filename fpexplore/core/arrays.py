@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import codes as K
 from ..codes import KIND_CODES, Kind
-from ..formats import FORMATS, Format, get_format
+from ..formats import FORMATS, Format, FormatLike, get_format
 from .lazy import is_dask, map_elementwise
 
 __all__ = ["ArrayParts", "KindArray", "decode_array"]
@@ -37,13 +37,13 @@ class KindArray(np.ndarray):
             return KIND_CODES[Kind(other)]
         return other
 
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any:
         return np.equal(self.view(np.ndarray), self._other(other))
 
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Any:
         return np.not_equal(self.view(np.ndarray), self._other(other))
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def names(self) -> np.ndarray:
         """The kind names as a str array."""
@@ -71,9 +71,23 @@ class ArrayParts:
     def __len__(self) -> int:
         return len(self.code)
 
+    def __str__(self) -> str:
+        """How many values of each kind, and the fields of the first and last ones."""
+        from ..render.summary import arrays_table  # the documented upward import
+
+        return str(arrays_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import arrays_table
+
+        return arrays_table(self)._repr_html_()
+
 
 def decode_array(
-    values_or_codes: Any, fmt: Any = "float64", *, codes: bool | None = None
+    values_or_codes: Any, fmt: FormatLike = "float64", *, codes: bool | None = None
 ) -> ArrayParts:
     """Decode many values (float arrays, rounded to ``fmt`` to nearest-even) or
     codes (integer arrays) at once.

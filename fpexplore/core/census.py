@@ -26,13 +26,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from .. import codes as K
 from ..codes import Kind
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .density import count_between
 
 __all__ = ["BinadeCount", "Census", "float_census"]
@@ -137,18 +136,23 @@ class Census:
         )
 
     def __str__(self) -> str:
-        rows = self.compare()
-        agree = sum(row.agrees for row in rows)
-        kinds = ", ".join(f"{k} {n:,}" for k, n in self.by_kind().items())
-        return (
-            f"{self.format.name} census of codes [{self.start:#x}, {self.stop:#x}): "
-            f"{self.total:,} codes in {self.seconds:.1f} s ({kinds}); "
-            f"{agree} of {len(rows)} binades agree with count_between"
-        )
+        """What was counted, the counts per kind, and the first and last binades
+        beside the closed form."""
+        from ..render.summary import census_table  # the documented upward import
+
+        return str(census_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import census_table
+
+        return census_table(self)._repr_html_()
 
 
 def float_census(
-    fmt: Any = "float32",
+    fmt: FormatLike = "float32",
     progress: bool | None = None,
     *,
     start: int = 0,

@@ -34,7 +34,7 @@ from ..exact import (
     to_float,
     ulp_exponent,
 )
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .bits import parse_code
 
 __all__ = ["FloatParts", "decode", "from_bits"]
@@ -149,9 +149,10 @@ class FloatParts:
     # -- values -------------------------------------------------------------------
     @cached_property
     def exact(self) -> Fraction | None:
-        if not self.is_finite:
+        significand, exponent = self.significand, self.unbiased_exponent
+        if significand is None or exponent is None:  # inf or NaN
             return None
-        magnitude = self.significand * Fraction(2) ** self.unbiased_exponent
+        magnitude = significand * Fraction(2) ** exponent
         return -magnitude if self.sign else magnitude
 
     @property
@@ -160,6 +161,7 @@ class FloatParts:
             return math.nan
         if self.kind == Kind.INF:
             return -math.inf if self.sign else math.inf
+        assert self.exact is not None  # finite
         return -float(abs(self.exact)) if self.sign else float(abs(self.exact))
 
     @property
@@ -191,7 +193,7 @@ class FloatParts:
 
     @property
     def rel_error(self) -> float:
-        if self.error is None:
+        if self.error is None or self.input_exact is None:
             return self.abs_error if self.abs_error != 0 else 0.0
         if self.input_exact == 0:
             return 0.0 if self.error == 0 else math.inf
@@ -199,7 +201,7 @@ class FloatParts:
 
     @property
     def ulp_error(self) -> float:
-        if self.error is None:
+        if self.error is None or self.input_exact is None:
             return self.abs_error if self.abs_error != 0 else 0.0
         if self.input_exact == 0:
             spacing = Fraction(2) ** (self.format.emin - self.format.mantissa_bits)
@@ -237,7 +239,7 @@ class FloatParts:
 
 def decode(
     x: Any,
-    fmt: Any = "float64",
+    fmt: FormatLike = "float64",
     *,
     rounding: str = "nearest_even",
     overflow: str | None = None,
@@ -275,7 +277,7 @@ def decode(
     return FloatParts(code, fmt, x, exact.value, rounding, exact.special, exact.sign)
 
 
-def from_bits(code: Any, fmt: Any) -> FloatParts:
+def from_bits(code: Any, fmt: FormatLike) -> FloatParts:
     """Decode a bit pattern of ``fmt``.
 
     Examples

@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -21,9 +22,9 @@ import numpy as np
 
 from .. import codes as K
 from ..exact import ExactReal, parse_real, round_real
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 
-__all__ = ["Binade", "binade_table", "count_between", "values_between"]
+__all__ = ["Binade", "BinadeTable", "binade_table", "count_between", "values_between"]
 
 
 def _bound(x: Any, name: str) -> ExactReal:
@@ -39,6 +40,7 @@ def _count_below(t: ExactReal, fmt: Format) -> int:
     has_inf = int(fmt.has_infinity)
     if t.special == "inf":
         return 0 if t.sign else has_inf + 2 * positives + 1
+    assert t.magnitude is not None  # finite: _bound refuses NaN
     if t.magnitude == 0:
         return has_inf + positives
     if t.sign:  # below -r: -inf and the negatives of magnitude > r
@@ -50,7 +52,7 @@ def _count_below(t: ExactReal, fmt: Format) -> int:
     return has_inf + positives + at_least_t  # = ... + 1 (zero) + (at_least_t - 1)
 
 
-def count_between(lo: Any, hi: Any, fmt: Any) -> int:
+def count_between(lo: Any, hi: Any, fmt: FormatLike) -> int:
     """Exact number of distinct representable values v with ``lo <= v < hi``.
 
     Zero is counted once (+0 and -0 are one value); infinities count when in
@@ -80,7 +82,7 @@ def _values_at(rank: np.ndarray, fmt: Format) -> np.ndarray:
     return np.where(rank < 0, -values, values)
 
 
-def values_between(lo: Any, hi: Any, fmt: Any, *, limit: int | None = 100_000) -> np.ndarray:
+def values_between(lo: Any, hi: Any, fmt: FormatLike, *, limit: int | None = 100_000) -> np.ndarray:
     """All representable values v with ``lo <= v < hi``, ascending, as float64.
 
     Raises
@@ -120,6 +122,25 @@ class Binade:
     kind: str  # "subnormal" or "normal"
 
 
+class BinadeTable(list[Binade]):
+    """The binades of ``format``, smallest first: a list of :class:`Binade` that prints
+    as a short summary (its first and last rows) and shows as an HTML table."""
+
+    def __init__(self, rows: Iterable[Binade], fmt: Format) -> None:
+        super().__init__(rows)
+        self.format = fmt
+
+    def __repr__(self) -> str:
+        from ..render.summary import binades_table  # the documented upward import
+
+        return str(binades_table(self))
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import binades_table
+
+        return binades_table(self)._repr_html_()
+
+
 def _pow2(exponent: int) -> float:
     try:
         return math.ldexp(1.0, exponent)
@@ -127,7 +148,7 @@ def _pow2(exponent: int) -> float:
         return math.inf
 
 
-def binade_table(fmt: Any) -> list[Binade]:
+def binade_table(fmt: FormatLike) -> BinadeTable:
     """Every binade of positive values, smallest first, with its exact count.
 
     In the normal range each holds ``2**mantissa_bits`` values (claim 7). Below
@@ -154,4 +175,4 @@ def binade_table(fmt: Any) -> list[Binade]:
                 kind="subnormal" if exponent < fmt.emin else "normal",
             )
         )
-    return rows
+    return BinadeTable(rows, fmt)

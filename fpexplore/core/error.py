@@ -13,12 +13,13 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, overload
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .lazy import is_dask, map_elementwise
 
 __all__ = [
@@ -31,14 +32,61 @@ __all__ = [
 ]
 
 
-def _shaped(result: np.ndarray, values: Any) -> Any:
-    """Return a float64 scalar for scalar input, the array otherwise."""
-    return result[()] if np.ndim(values) == 0 else result
+_Scalar: TypeAlias = float | np.floating[Any] | np.integer[Any]
+"""A real number that is not an array (``int`` and ``bool`` count as ``float``)."""
+_Arrayish: TypeAlias = NDArray[Any] | list[Any] | tuple[Any, ...]
+"""An array, list or tuple of real numbers."""
 
 
+def _shaped(result: NDArray[np.float64], values: Any) -> np.float64 | NDArray[np.float64]:
+    """Return a float64 scalar for scalar input (a 0-d array too, as numpy's
+    functions do), the array otherwise."""
+    return np.float64(result[()]) if np.ndim(values) == 0 else result
+
+
+@overload
+def round_to(
+    values: _Scalar,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+    dtype: None = ...,
+) -> np.float64: ...
+@overload
+def round_to(
+    values: _Arrayish,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+    dtype: None = ...,
+) -> NDArray[np.float64]: ...
+@overload
+def round_to(
+    values: ArrayLike,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+    dtype: None = ...,
+) -> np.float64 | NDArray[np.float64]: ...
+@overload
 def round_to(
     values: Any,
-    fmt: Any,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+    dtype: Any = ...,
+) -> Any: ...
+def round_to(
+    values: Any,
+    fmt: FormatLike,
     rounding: str = "nearest_even",
     *,
     overflow: str | None = None,
@@ -70,7 +118,10 @@ def round_to(
 
     Returns
     -------
-    numpy.ndarray (a scalar for scalar input), or a dask array
+    numpy.ndarray of float64, or a numpy.float64 for scalar input
+        A 0-d array counts as a scalar, as in numpy's own functions (type
+        checkers see an array there, as they do for numpy's). With ``dtype``, an
+        array (or scalar) of that dtype; for a dask array, a dask array.
 
     Examples
     --------
@@ -89,10 +140,17 @@ def round_to(
         )
     if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
         codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
-        return _shaped(codes.view(target), values)
+        return _narrow_shaped(codes.view(target), values)
     wide = np.float32 if target.itemsize <= 4 and _holds(get_format("float32"), fmt) else None
     result = K.round_values(values, fmt, rounding, overflow=overflow, rng=rng, dtype=wide or "f8")
-    return _shaped(result.astype(target, copy=False), values)
+    if target == np.float64:
+        return _shaped(result, values)
+    return _narrow_shaped(result.astype(target, copy=False), values)
+
+
+def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
+    """A scalar of the result's dtype for scalar input, the array otherwise."""
+    return result[()] if np.ndim(values) == 0 else result
 
 
 def _holds(wide: Format, fmt: Format) -> bool:
@@ -138,14 +196,20 @@ def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
     )
 
 
-def _ulp_at(x: np.ndarray, fmt: Format) -> np.ndarray:
+def _ulp_at(x: np.ndarray, fmt: Format) -> NDArray[np.float64]:
     """Spacing of ``fmt`` in the binade of each |x| (smallest subnormal at 0)."""
-    spacing = np.ldexp(1.0, K.spacing_exponents(x, fmt))
+    spacing: NDArray[np.float64] = np.ldexp(1.0, K.spacing_exponents(x, fmt))
     spacing[~np.isfinite(x)] = np.nan
     return spacing
 
 
-def ulp(values: Any, fmt: Any) -> Any:
+@overload
+def ulp(values: _Scalar, fmt: FormatLike) -> np.float64: ...
+@overload
+def ulp(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
+@overload
+def ulp(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
+def ulp(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The spacing (unit in the last place) of ``fmt`` at each value's magnitude.
 
     Examples
@@ -159,7 +223,13 @@ def ulp(values: Any, fmt: Any) -> Any:
         return _shaped(_ulp_at(np.atleast_1d(x), fmt).reshape(x.shape), values)
 
 
-def next_up(values: Any, fmt: Any) -> Any:
+@overload
+def next_up(values: _Scalar, fmt: FormatLike) -> np.float64: ...
+@overload
+def next_up(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
+@overload
+def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
+def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The smallest representable value of ``fmt`` strictly above each value.
 
     Examples
@@ -176,7 +246,13 @@ def next_up(values: Any, fmt: Any) -> Any:
     return _shaped(K.codes_to_values(code, fmt).reshape(np.shape(values)), values)
 
 
-def next_down(values: Any, fmt: Any) -> Any:
+@overload
+def next_down(values: _Scalar, fmt: FormatLike) -> np.float64: ...
+@overload
+def next_down(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
+@overload
+def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
+def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The largest representable value of ``fmt`` strictly below each value."""
     x = K._as_float64(values)
     return _shaped(-np.asarray(next_up(-x, fmt)), values)
@@ -208,9 +284,23 @@ class RepresentationError:
             out[f"mean_{name}"] = float(data.mean()) if data.size else float("nan")
         return out
 
+    def __str__(self) -> str:
+        """How many values, the largest and mean errors, and the first and last rows."""
+        from ..render.summary import errors_table  # the documented upward import
+
+        return str(errors_table(self))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        from ..render.summary import errors_table
+
+        return errors_table(self)._repr_html_()
+
 
 def representation_error(
-    values: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None
+    values: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
 ) -> RepresentationError:
     """Absolute, relative and ULP error of storing ``values`` in ``fmt``.
 
@@ -228,9 +318,10 @@ def representation_error(
         x, fmt, rounding, overflow=overflow
     )
     shape = np.shape(values)
-    return RepresentationError(
-        *(a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)), fmt
+    x, rounded, abs_error, rel_error, ulp_error = (
+        a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)
     )
+    return RepresentationError(x, rounded, abs_error, rel_error, ulp_error, fmt)
 
 
 def _stacked_errors(chunk: np.ndarray, fmt: Format, rounding: str, overflow: Any) -> np.ndarray:

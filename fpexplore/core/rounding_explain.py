@@ -5,7 +5,8 @@ representable values, reads the bits that rounding throws away (guard, round
 and sticky bits) and says which neighbour each IEEE rounding mode picks and
 why. The results themselves come from :func:`fpexplore.decode`; this module
 only explains them (:mod:`fpexplore.render.rounding` draws the pictures). Needs
-numpy alone (the widgets and the CLI both use it).
+numpy alone (the widgets and the CLI both use it). Longer than 300 lines because
+it spells out a reason for each of the six modes; it has one job, the explanation.
 
 Examples
 --------
@@ -16,6 +17,8 @@ Examples
 (0, 1, 1)
 >>> ex.choices["nearest_even"].picks, ex.choices["up"].picks
 ('below', 'above')
+>>> ex.probability_above  # stochastic rounding: (x - below) / (above - below)
+Fraction(2, 5)
 """
 
 from __future__ import annotations
@@ -25,13 +28,16 @@ from fractions import Fraction
 from typing import Any
 
 from ..exact import ROUNDING_NAMES, parse_real, ulp_exponent
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .decode import FloatParts, decode
 
-__all__ = ["MODES", "ModeChoice", "RoundingExplanation", "explain_rounding"]
+__all__ = ["MODES", "STOCHASTIC", "ModeChoice", "RoundingExplanation", "explain_rounding"]
 
 MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down")
 """The deterministic rounding modes, as :func:`fpexplore.decode` names them."""
+
+STOCHASTIC = "stochastic"
+"""Stochastic rounding: ``above`` with probability :attr:`RoundingExplanation.probability_above`."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,9 @@ class RoundingExplanation:
     choices : dict of str to ModeChoice
         One per mode in :data:`MODES`.
     rounding : str
-        The mode of interest; ``result`` is its pick.
+        The mode of interest; ``result`` is its pick. Under ``"stochastic"``, which
+        has no single pick, ``result`` is the likelier neighbour (round to nearest's)
+        and :attr:`probability_above` says how likely each one is.
     """
 
     input: Any
@@ -108,8 +116,41 @@ class RoundingExplanation:
 
     @property
     def result(self) -> FloatParts:
-        """The value the selected rounding mode gives."""
-        return self.choices[self.rounding].result
+        """The value the selected rounding mode gives (see ``rounding``)."""
+        mode = "nearest_even" if self.rounding == STOCHASTIC else self.rounding
+        return self.choices[mode].result
+
+    @property
+    def probability_above(self) -> Fraction | None:
+        """The chance that stochastic rounding picks ``above``, exactly:
+        ``(x - below) / (above - below)``, the distance from the lower neighbour divided
+        by the spacing; ``below`` gets the rest. None when there is nothing to choose
+        (exact input, inf / NaN, or beyond the largest finite value)."""
+        if self.is_exact or not (self.above.is_finite and self.below.is_finite):
+            return None
+        if self.below.code == self.above.code:
+            return None
+        low, high = self.below.exact, self.above.exact
+        assert self.exact is not None and low is not None and high is not None  # all finite
+        return (self.exact - low) / (high - low)
+
+    def _chance_text(self, above: bool) -> str:
+        """The probability of picking ``above`` (or ``below``) as a short fraction, or a
+        decimal when the fraction is too long to read."""
+        p = self.probability_above
+        if p is None:
+            return ""
+        chance = p if above else 1 - p
+        return str(chance) if chance.denominator < 10**9 else f"{float(chance):.6g}"
+
+    def _stochastic_line(self) -> str:
+        if self.probability_above is None:
+            return "nothing to choose: as round to nearest"
+        return (
+            f"{self.below.value!r} with probability {self._chance_text(False)}, "
+            f"{self.above.value!r} with probability {self._chance_text(True)} "
+            "= (x - below) / spacing"
+        )
 
     @property
     def is_exact(self) -> bool:
@@ -127,6 +168,7 @@ class RoundingExplanation:
             return [f"special value: {self.result.value!r} ({self.result.hex})"]
         if self.is_exact:
             return [f"exactly representable: {self.below.value!r} ({self.below.hex})"]
+        assert self.position is not None  # set for every finite input that is not exact
         if self.position > 1 or self.below.code == self.above.code:
             largest = f"{self.below.value!r} ({self.below.hex})"
             return [f"beyond the largest finite value, {largest}: it overflows"]
@@ -151,6 +193,8 @@ class RoundingExplanation:
         for mode, choice in self.choices.items():
             mark = "*" if mode == self.rounding else " "
             lines.append(f"{mark} {mode:<13} {choice.result.value!r:<22} {choice.reason}")
+        mark = "*" if self.rounding == STOCHASTIC else " "
+        lines.append(f"{mark} {STOCHASTIC:<13} {self._stochastic_line()}")
         return "\n".join(lines)
 
     def to_svg(self, width: int = 560) -> str:
@@ -171,6 +215,7 @@ class RoundingExplanation:
 def _picks(result: FloatParts, ex: RoundingExplanation, nearer_zero: FloatParts) -> str:
     if ex.is_exact:
         return "exact"
+    assert ex.exact is not None and ex.position is not None  # finite and not representable
     if result.code == nearer_zero.code:
         return "above" if ex.exact < 0 else "below"
     if not result.is_finite or ex.position >= 1:
@@ -181,6 +226,7 @@ def _picks(result: FloatParts, ex: RoundingExplanation, nearer_zero: FloatParts)
 def _direction(mode: str, ex: RoundingExplanation) -> tuple[bool, str]:
     """Whether ``mode`` rounds the magnitude away from zero, and why, from the
     dropped bits alone."""
+    assert ex.exact is not None and ex.position is not None  # finite and not representable
     pos, negative = ex.position, ex.exact < 0
     if pos >= 1:
         how = "past the largest finite value by a whole ULP or more"
@@ -216,7 +262,7 @@ def _special_reason(x: Any, result: FloatParts, fmt: Format) -> str:
 
 
 def explain_rounding(
-    x: Any, fmt: Any = "float16", rounding: str = "nearest_even"
+    x: Any, fmt: FormatLike = "float16", rounding: str = "nearest_even"
 ) -> RoundingExplanation:
     """Explain how ``x`` rounds into ``fmt`` under every rounding mode.
 
@@ -227,7 +273,7 @@ def explain_rounding(
         strings: ``"0.1"``).
     fmt : format spec
     rounding : str
-        The mode of interest (see :data:`MODES`).
+        The mode of interest: one of :data:`MODES`, or ``"stochastic"``.
 
     Returns
     -------
@@ -245,10 +291,13 @@ def explain_rounding(
     (True, 2048.0, 'above')
     >>> explain_rounding(70000, "float16").choices["nearest_even"].picks
     'beyond'
+    >>> explain_rounding("2049.5", "float16", "stochastic").probability_above
+    Fraction(3, 4)
     """
     fmt = get_format(fmt)
-    if rounding not in MODES:
-        raise ValueError(f"rounding must be one of {', '.join(MODES)}, got {rounding!r}")
+    if rounding not in (*MODES, STOCHASTIC):
+        expected = ", ".join((*MODES, STOCHASTIC))
+        raise ValueError(f"rounding must be one of {expected}, got {rounding!r}")
     results = {mode: decode(x, fmt, rounding=mode) for mode in MODES}
     below, above = results["down"], results["up"]
     exact = results["nearest_even"].input_exact
@@ -256,6 +305,7 @@ def explain_rounding(
     if exact is not None and exact != 0:
         negative = exact < 0
         nearer_zero = above if negative else below
+        assert nearer_zero.exact is not None  # a finite input has finite neighbours
         magnitude = abs(nearer_zero.exact)
         spacing = Fraction(2) ** (
             ulp_exponent(magnitude, fmt) if magnitude else fmt.emin - fmt.mantissa_bits

@@ -56,7 +56,10 @@ class ExactReal(NamedTuple):
         """The nearest float (inf past float64's range, NaN for NaN)."""
         if self.special == "nan":
             return math.nan
-        magnitude = math.inf if self.special == "inf" else to_float(self.magnitude)
+        if self.special == "inf" or self.magnitude is None:
+            magnitude = math.inf
+        else:
+            magnitude = to_float(self.magnitude)
         return -magnitude if self.sign else magnitude
 
     @property
@@ -189,7 +192,7 @@ def parse_real(x: Any) -> ExactReal:
     if isinstance(x, Decimal):
         return _from_decimal(x, x)
     if isinstance(x, Fraction | Rational):
-        return _from_fraction(Fraction(x.numerator, x.denominator))
+        return _from_fraction(Fraction(int(x.numerator), int(x.denominator)))
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return parse_real(x[()])
     if isinstance(x, np.floating):  # longdouble: more bits than float64

@@ -25,7 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .parse import ExactReal
 
 __all__ = [
@@ -63,7 +63,7 @@ def check_rounding(rounding: Any, *, allow_stochastic: bool = True) -> str:
     return rounding
 
 
-def check_overflow(overflow: Any) -> str | None:
+def check_overflow(overflow: str | None) -> str | None:
     """Validate an overflow policy: None (the format's convention) or ``"saturate"``."""
     if overflow not in OVERFLOW_MODES:
         raise ValueError(
@@ -130,15 +130,15 @@ def overflow_code(fmt: Format, sign: int, mode: str, overflow: str | None) -> in
     """The code an overflowing result gets, by format convention and magnitude mode."""
     if overflow == "saturate" or mode == "toward_zero" or fmt.nan_encoding == "none":
         code = fmt.max_code
-    elif fmt.has_infinity:
-        code = fmt.inf_code
     else:
-        code = fmt.nan_code
+        special = fmt.inf_code if fmt.has_infinity else fmt.nan_code
+        assert special is not None  # a format that does not saturate has inf or NaN
+        code = special
     return code | (fmt.sign_mask if sign else 0)
 
 
 def round_real(
-    x: ExactReal, fmt: Any, rounding: str = "nearest_even", overflow: str | None = None
+    x: ExactReal, fmt: FormatLike, rounding: str = "nearest_even", overflow: str | None = None
 ) -> int:
     """Round an exact input once into ``fmt``; return the bit pattern (an int).
 
@@ -160,18 +160,22 @@ def round_real(
     if x.special == "nan":
         if fmt.nan_encoding == "none":
             raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
+        nan_code, inf_code = fmt.nan_code, fmt.inf_code
+        assert nan_code is not None  # the format has NaNs
         if fmt.nan_encoding == "fn":
-            return sign_bit | fmt.nan_code
+            return sign_bit | nan_code
+        assert inf_code is not None  # an IEEE format: its NaNs share the infinities' field
         m = fmt.mantissa_bits
         if x.payload is None:  # a NaN spelled in text: canonical pattern
             payload = 1 << (m - 1) if x.quiet or m == 1 else 1
         else:  # a float's NaN: keep the quiet bit and the top payload bits
             payload = (x.payload >> (52 - m)) or 1  # 0 would read as infinity
-        return sign_bit | fmt.inf_code | payload
+        return sign_bit | inf_code | payload
     if x.special == "inf":
-        if fmt.has_infinity:
+        if fmt.inf_code is not None:
             return sign_bit | fmt.inf_code
         return overflow_code(fmt, x.sign, "nearest_even", overflow)
+    assert x.magnitude is not None  # a finite input
     if x.magnitude == 0:
         return sign_bit
     mode = _magnitude_mode(rounding, x.sign)

@@ -5,7 +5,7 @@ This is the bottom layer: it imports nothing else from fpexplore (a format rende
 itself as an HTML table through a lazy import in ``Format._repr_html_``).
 """
 
-from .catalogue import FORMATS, format_names, get_format
+from .catalogue import FORMATS, FormatLike, format_names, get_format
 from .format import Format, NanEncoding
 
-__all__ = ["FORMATS", "Format", "NanEncoding", "format_names", "get_format"]
+__all__ = ["FORMATS", "Format", "FormatLike", "NanEncoding", "format_names", "get_format"]

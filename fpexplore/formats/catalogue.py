@@ -13,11 +13,17 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeAlias
+
+import numpy as np
 
 from .format import Format
 
-__all__ = ["FORMATS", "format_names", "get_format"]
+__all__ = ["FORMATS", "FormatLike", "format_names", "get_format"]
+
+FormatLike: TypeAlias = str | Format | np.dtype[Any] | type[np.generic] | type[float]
+"""What :func:`get_format` accepts, and so every ``fmt`` argument: a name or alias, a
+:class:`Format`, a numpy (or ml_dtypes) dtype or scalar type, or ``float`` (float64)."""
 
 
 def _fn(name: str, e: int, m: int, bias: int | None = None) -> Format:
@@ -73,7 +79,7 @@ def format_names() -> list[str]:
     return list(FORMATS)
 
 
-def get_format(spec: Any) -> Format:
+def get_format(spec: FormatLike) -> Format:
     """Look up a format by name, alias, numpy dtype or Format.
 
     Parameters
@@ -134,12 +140,10 @@ def get_format(spec: Any) -> Format:
     )
 
 
-def _dtype_name(spec: Any) -> str | None:
+def _dtype_name(spec: object) -> str | None:
     """The numpy dtype name of ``spec`` if it is a dtype or scalar type, else None."""
-    import numpy as np
-
     if isinstance(spec, np.dtype):
-        return spec.name
+        return str(spec.name)
     if isinstance(spec, type) and issubclass(spec, np.generic):
-        return np.dtype(spec).name
+        return str(np.dtype(spec).name)
     return None

@@ -3,7 +3,8 @@
 A :class:`Format` holds a handful of primary parameters (exponent and mantissa
 widths, bias, how infinities and NaNs are encoded); every other quantity is
 derived from them and named as :class:`numpy.finfo` names it, so the two can
-be compared attribute by attribute.
+be compared attribute by attribute. One job, the model and what follows from it,
+which makes the module longer than most.
 
 Examples
 --------
@@ -18,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 __all__ = ["Format", "NanEncoding"]
@@ -27,7 +28,7 @@ NanEncoding = Literal["ieee", "fn", "none"]
 _NAN_ENCODINGS = ("ieee", "fn", "none")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Format:
     """A binary floating-point format: 1 sign bit, exponent bits, mantissa bits.
 
@@ -60,8 +61,21 @@ class Format:
     name: str
     exponent_bits: int
     mantissa_bits: int
-    bias: int | None = None
+    bias: int  # resolved from None to the IEEE value by the constructor
     nan_encoding: NanEncoding = "ieee"
+
+    def __init__(
+        self,
+        name: str,
+        exponent_bits: int,
+        mantissa_bits: int,
+        bias: int | None = None,
+        nan_encoding: NanEncoding = "ieee",
+    ) -> None:
+        values = (name, exponent_bits, mantissa_bits, bias, nan_encoding)
+        for field, value in zip(fields(self), values, strict=True):
+            object.__setattr__(self, field.name, value)  # frozen: set as the dataclass would
+        self.__post_init__()  # checks the fields and resolves bias=None
 
     def __post_init__(self) -> None:
         for field in ("exponent_bits", "mantissa_bits"):
@@ -76,7 +90,7 @@ class Format:
             raise ValueError(
                 f"nan_encoding must be one of {_NAN_ENCODINGS}, got {self.nan_encoding!r}"
             )
-        if self.bias is None:
+        if self.bias is None:  # None until resolved here
             object.__setattr__(self, "bias", 2 ** (self.exponent_bits - 1) - 1)
         elif not isinstance(self.bias, int) or isinstance(self.bias, bool):
             raise TypeError(f"bias must be an int, got {self.bias!r}")
@@ -122,7 +136,7 @@ class Format:
         return cls(name, exponent_bits, mantissa_bits)
 
     def _replace(self, **changes: Any) -> Format:
-        params = {
+        params: dict[str, Any] = {
             "name": self.name,
             "exponent_bits": self.exponent_bits,
             "mantissa_bits": self.mantissa_bits,
@@ -162,7 +176,7 @@ class Format:
     @property
     def max_exponent_field(self) -> int:
         """Largest biased exponent field of a finite value."""
-        top = 2**self.exponent_bits - 1
+        top = (1 << self.exponent_bits) - 1
         return top - 1 if self.nan_encoding == "ieee" else top
 
     @property
@@ -210,13 +224,13 @@ class Format:
     @property
     def max_mantissa(self) -> int:
         """Mantissa field of the largest finite value (one less in 'fn' formats)."""
-        top = 2**self.mantissa_bits - 1
+        top = (1 << self.mantissa_bits) - 1
         return top - 1 if self.nan_encoding == "fn" else top
 
     @property
     def max(self) -> float:
         """Largest finite value (float16: 65504.0; float8_e4m3fn: 448.0)."""
-        significand = 2**self.mantissa_bits + self.max_mantissa
+        significand = (1 << self.mantissa_bits) + self.max_mantissa
         return math.ldexp(significand, self.emax - self.mantissa_bits)
 
     @property
@@ -262,28 +276,28 @@ class Format:
         """Code of +inf, or None when the format has no infinities."""
         if not self.has_infinity:
             return None
-        return (2**self.exponent_bits - 1) << self.mantissa_bits
+        return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
 
     @property
     def nan_code(self) -> int | None:
         """Code of the canonical (quiet, positive) NaN, or None when there is none."""
-        top = 2**self.exponent_bits - 1
+        top = (1 << self.exponent_bits) - 1
         if self.nan_encoding == "ieee":
             return (top << self.mantissa_bits) | (1 << (self.mantissa_bits - 1))
         if self.nan_encoding == "fn":
-            return (top << self.mantissa_bits) | (2**self.mantissa_bits - 1)
+            return (top << self.mantissa_bits) | ((1 << self.mantissa_bits) - 1)
         return None
 
     @property
     def n_codes(self) -> int:
         """Number of bit patterns: ``2**bits``."""
-        return 2**self.bits
+        return 1 << self.bits
 
     @property
     def n_nan(self) -> int:
         """Number of NaN bit patterns (both signs)."""
         if self.nan_encoding == "ieee":
-            return 2 * (2**self.mantissa_bits - 1)
+            return 2 * ((1 << self.mantissa_bits) - 1)
         return 2 if self.nan_encoding == "fn" else 0
 
     @property

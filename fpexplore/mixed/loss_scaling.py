@@ -11,6 +11,9 @@ by S again before the optimizer uses them. Keras does this automatically under t
 
 bfloat16 has float32's exponent range, so the ``"mixed_bfloat16"`` policy needs no
 loss scaling.
+
+Longer than 300 lines because the static sweep, its usable window and the dynamic
+scaler are one story (one job: loss scaling) told with result records.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from fpexplore import get_format, round_to
+from fpexplore import FormatLike, get_format, round_to
 
 __all__ = [
     "LossScaleLog",
@@ -56,7 +60,7 @@ def _numpy_dtype(fmt: object) -> type | None:
     return dtype.type if dtype.type in (np.float16, np.float32, np.float64) else None
 
 
-def round_values(values: np.ndarray, fmt: object) -> np.ndarray:
+def round_values(values: ArrayLike, fmt: FormatLike) -> np.ndarray:
     """Round float64 ``values`` to ``fmt`` (nearest-even, overflow to inf); float64 out.
 
     float16/32/64 use numpy's own correctly rounded casts; any other format (bfloat16,
@@ -70,9 +74,10 @@ def round_values(values: np.ndarray, fmt: object) -> np.ndarray:
     return np.asarray(round_to(values, fmt), dtype=np.float64)
 
 
-def format_limits(fmt: object) -> dict[str, float]:
+def format_limits(fmt: FormatLike) -> dict[str, float]:
     """``max``, ``smallest_normal``, ``smallest_subnormal`` and ``eps`` of ``fmt``."""
     dtype = _numpy_dtype(fmt)
+    info: object
     if dtype is not None:
         info = np.finfo(dtype)
     else:
@@ -181,9 +186,27 @@ class LossScaleSweep:
     fraction_subnormal: np.ndarray
     fraction_overflow: np.ndarray
 
+    def window(self, tolerance: float = 1e-3) -> tuple[float, float] | None:
+        """The smallest and largest scale that overflow nothing and zero at most ``tolerance``.
+
+        Any overflow makes Keras skip the step, so none is allowed; underflow only loses
+        the gradients it zeroes, so a small ``tolerance`` (a fraction) is. None when no
+        scale qualifies.
+
+        Examples
+        --------
+        >>> sweep = loss_scale_sweep(sample_gradients(10_000), scales=2.0 ** np.arange(0, 41))
+        >>> [float(np.log2(s)) for s in sweep.window()]
+        [11.0, 18.0]
+        """
+        if not 0 <= tolerance < 1:
+            raise ValueError(f"tolerance must be a fraction in [0, 1), got {tolerance!r}")
+        usable = self.scale[(self.fraction_overflow == 0) & (self.fraction_zero <= tolerance)]
+        return (float(usable.min()), float(usable.max())) if usable.size else None
+
 
 def loss_scale_sweep(
-    gradients: np.ndarray, scales: Sequence[float] | None = None, fmt: str = "float16"
+    gradients: np.ndarray, scales: Sequence[float] | np.ndarray | None = None, fmt: str = "float16"
 ) -> LossScaleSweep:
     """Run :func:`gradient_underflow` for each scale (default ``2**0 .. 2**40``).
 

@@ -70,7 +70,9 @@ def _sum_last_axis(values: np.ndarray, fmt: str) -> np.ndarray:
     return total
 
 
-def softmax(logits: Sequence[float] | np.ndarray, fmt: str = "float16", *, stable: bool = True):
+def softmax(
+    logits: Sequence[float] | np.ndarray, fmt: str = "float16", *, stable: bool = True
+) -> np.ndarray:
     """Softmax along the last axis with every intermediate result rounded to ``fmt``.
 
     ``stable=False`` is the textbook formula ``exp(z) / sum(exp(z))``: in float16,

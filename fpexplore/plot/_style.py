@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from fpexplore.core.density import Binade
-from fpexplore.formats import Format, get_format
+from fpexplore.formats import Format, FormatLike, get_format
 from fpexplore.render.text import FIELD_COLORS
 
 __all__ = [
@@ -65,7 +65,7 @@ def label_axes(ax: Axes, title: str, xlabel: str, ylabel: str, **grid: Any) -> N
     ax.grid(True, alpha=0.3, **grid)
 
 
-def as_formats(formats: Any) -> list[Format]:
+def as_formats(formats: FormatLike | Iterable[FormatLike]) -> list[Format]:
     """One format spec or an iterable of them, as a list of Formats."""
     if isinstance(formats, str | Format) or not isinstance(formats, Iterable):
         return [get_format(formats)]

@@ -11,6 +11,7 @@ beyond float64 itself.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from fpexplore.core.density import binade_table
-from fpexplore.formats import get_format
+from fpexplore.formats import FormatLike, get_format
 
 from ._style import LABEL_SIZE, TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
 
@@ -38,7 +39,10 @@ def _log2(values: Any) -> np.ndarray:
 
 
 def spacing(
-    formats: Any, lo: float | None = None, hi: float | None = None, ax: Axes | None = None
+    formats: FormatLike | Iterable[FormatLike],
+    lo: float | None = None,
+    hi: float | None = None,
+    ax: Axes | None = None,
 ) -> Axes:
     """The gap between neighbouring values (one ULP) against magnitude, on log2 scales.
 
@@ -94,7 +98,7 @@ def spacing(
     return ax
 
 
-def density(fmt: Any, ax: Axes | None = None) -> Axes:
+def density(fmt: FormatLike, ax: Axes | None = None) -> Axes:
     """Values per unit length against magnitude, and values per binade (claim 7).
 
     Values per unit length is one over the gap between neighbours there.
@@ -155,7 +159,7 @@ def density(fmt: Any, ax: Axes | None = None) -> Axes:
         twin.annotate(
             "subnormals:\n1, 2, 4, ... values per binade",
             xy=(edges[0], 0),
-            xytext=(0.02, 0.55),
+            xytext=(0.3, 0.06),  # the empty corner below the density staircase
             textcoords="axes fraction",
             fontsize=TEXT_SIZE,
             color="#D55E00",
@@ -170,9 +174,10 @@ def density(fmt: Any, ax: Axes | None = None) -> Axes:
     twin.annotate(
         top_note,
         xy=(edges[-1], counts[-1]),
-        xytext=(0.98, 0.35),
+        xytext=(0.93, 0.6),  # between the count line above and the density line below
         textcoords="axes fraction",
         ha="right",
+        va="center",
         fontsize=TEXT_SIZE,
         arrowprops={"arrowstyle": "->", "color": "0.3"},
         bbox=_NOTE_BOX,

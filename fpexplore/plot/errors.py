@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 
 from fpexplore.core.density import binade_table
 from fpexplore.core.error import representation_error, ulp
-from fpexplore.formats import Format, get_format
+from fpexplore.formats import Format, FormatLike, get_format
 
 from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
 
@@ -43,7 +45,7 @@ def _powers_of_two(lo: float, hi: float, fmt: Format) -> np.ndarray:
     return both[(both >= lo) & (both <= hi)]
 
 
-def _shade_outside(ax: Axes, fmt: Any, lo: float, hi: float) -> None:
+def _shade_outside(ax: Axes, fmt: Format, lo: float, hi: float) -> None:
     """Mark the subnormal range and the overflow range where they meet [lo, hi]."""
     tiny, top = fmt.smallest_normal, fmt.max
     if lo < tiny and hi > -tiny:
@@ -54,7 +56,9 @@ def _shade_outside(ax: Axes, fmt: Any, lo: float, hi: float) -> None:
         ax.axvspan(lo, min(hi, -top), color="0.5", alpha=0.15)
 
 
-def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: int = 2000) -> Axes:
+def relative_error(
+    fmt: FormatLike, lo: float, hi: float, ax: Axes | None = None, n: int = 2000
+) -> Axes:
     """The relative error of rounding ``n`` values in ``[lo, hi]`` into ``fmt`` (claim 10).
 
     Points: ``|round(x) - x| / |x|`` for ``n`` values drawn uniformly from
@@ -63,7 +67,9 @@ def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
     possible value, ``(ulp/2)/|x|``, a sawtooth that jumps back up at each
     power of two. Dashed line: its maximum, ``eps/2``, the bound that holds
     everywhere in the normal range; in the subnormal range (shaded) the
-    relative error can exceed it.
+    relative error can exceed it. A window that reaches below the smallest
+    normal number gets a log y axis, so that eps/2 and the bound, which grows to
+    well above 1 there, both stay in view, and a title of its own.
 
     Returns
     -------
@@ -76,6 +82,8 @@ def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
     >>> ax = relative_error("float8_e4m3fn", 1, 16)
     >>> [line.get_gid() for line in ax.get_lines()]
     ['relative error', 'bound', 'eps/2']
+    >>> relative_error("float16", 1e-8, 1e-2).get_yscale()
+    'log'
     """
     fmt = get_format(fmt)
     lo, hi = float(lo), float(hi)
@@ -113,18 +121,26 @@ def relative_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
     if log_x:
         ax.set_xscale("log", base=2)
     ax.set_xlim(lo, hi)
-    ax.set_ylim(0, max(1.25 * half_eps, 1.05 * float(np.max(rel[shown], initial=0))))
-    label_axes(
-        ax,
-        f"Relative error of rounding to {fmt.name}: below eps/2 in the normal range",
-        "x (the value rounded)",
-        "relative error |round(x) − x| / |x|",
+    title = f"Relative error of rounding to {fmt.name}: below eps/2 in the normal range"
+    if 0 < lo < fmt.smallest_normal:  # subnormals: the error climbs far above eps/2
+        ax.set_yscale("log")
+        positive = rel[shown][rel[shown] > 0]
+        top = max(half_eps, float(np.max(bound, initial=0)), float(np.max(positive, initial=0)))
+        ax.set_ylim(min(half_eps, float(np.min(positive, initial=half_eps))) / 2, 2 * top)
+        title = f"Relative error in {fmt.name} near zero: subnormals exceed eps/2"
+    else:
+        ax.set_ylim(0, max(1.25 * half_eps, 1.05 * float(np.max(rel[shown], initial=0))))
+    label_axes(ax, title, "x (the value rounded)", "relative error |round(x) − x| / |x|")
+    # Below the axes: inside, the legend would cover the sawtooth's teeth.
+    ax.legend(
+        fontsize=TEXT_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncols=2, frameon=False
     )
-    ax.legend(fontsize=TEXT_SIZE, loc="upper right", framealpha=0.9)
     return ax
 
 
-def absolute_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: int = 2000) -> Axes:
+def absolute_error(
+    fmt: FormatLike, lo: float, hi: float, ax: Axes | None = None, n: int = 2000
+) -> Axes:
     """The absolute error of rounding into ``fmt`` grows with magnitude (claim 10), log-log.
 
     Points: ``|round(x) - x|`` for ``n`` values drawn uniformly in log2 ``x``
@@ -191,8 +207,16 @@ def absolute_error(fmt: Any, lo: float, hi: float, ax: Axes | None = None, n: in
 _KIND_NAMES = {"rel": "relative", "abs": "absolute", "ulp": "ULP"}
 
 
-def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str = "rel") -> Axes:
+def error_histogram(
+    values: Any,
+    formats: FormatLike | Iterable[FormatLike],
+    ax: Axes | None = None,
+    kind: str = "rel",
+) -> Axes:
     """Histogram of the error of an array of values rounded to each format.
+
+    One outlined step histogram per format (outlines stay readable where several
+    overlap), with its eps/2 bound as a dashed line of the same colour.
 
     Parameters
     ----------
@@ -203,22 +227,25 @@ def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str
     kind : {"rel", "abs", "ulp"}
         Relative and absolute errors are binned on a log axis, so values
         stored exactly (error 0) and values that overflow are not in the bars;
-        the legend counts both. ULP errors (0 to 0.5) are binned linearly,
+        the legend counts both. The axis starts near the data, at the 0.2nd
+        percentile of all the positive errors; the legend also counts the few
+        smaller ones, left of the axis. ULP errors (0 to 0.5) are binned linearly,
         zeros included.
 
     Returns
     -------
     matplotlib.axes.Axes
-        One bar container per format in ``ax.containers``; for ``"rel"`` a
-        dashed line at each format's eps/2 bound.
+        One ``StepPatch`` per format in ``ax.patches``, with gid the format's name
+        and data ``(counts, bin edges)``; for ``"rel"`` a dashed line at each
+        format's eps/2 bound.
 
     Examples
     --------
     >>> import numpy as np
     >>> w = np.random.default_rng(0).normal(0, 0.05, 1000)
     >>> ax = error_histogram(w, ["float16", "bfloat16"])
-    >>> [int(sum(r.get_height() for r in bars)) for bars in ax.containers]
-    [1000, 1000]
+    >>> [p.get_gid() for p in ax.patches if p.get_gid()]
+    ['float16', 'bfloat16']
     """
     if kind not in _KIND_NAMES:
         raise ValueError(f"kind must be one of {', '.join(_KIND_NAMES)}, got {kind!r}")
@@ -232,8 +259,9 @@ def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str
         bins = np.linspace(0, max(0.5, float(finite.max(initial=0))), 51)
     else:
         positive = np.concatenate([e[np.isfinite(e) & (e > 0)] for e in errors])
-        low, high = (positive.min(), positive.max()) if positive.size else (1e-8, 1.0)
-        bins = np.geomspace(low / 1.5, high * 1.5, 61)
+        low, high = (np.quantile(positive, 0.002), positive.max()) if positive.size else (1e-8, 1)
+        bins = np.geomspace(low / 1.2, high * 1.2, 61)
+    tallest = 1
     for i, (fmt, result, err) in enumerate(zip(fmts, results, errors, strict=True)):
         finite = np.isfinite(err)
         kept = finite if kind == "ulp" else finite & (err > 0)
@@ -244,18 +272,22 @@ def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str
             notes.append(f"{zeroed} became 0")
         if overflow := int(np.sum(~finite)):
             notes.append(f"{overflow} overflowed")
+        if below := int(np.sum(kept & (err < bins[0]))):
+            notes.append(f"{below} left of axis")
         note = f" ({', '.join(notes)})" if notes else ""
-        ax.hist(err[kept], bins=bins, color=format_color(i), alpha=0.55, label=f"{fmt.name}{note}")
+        counts, _ = np.histogram(err[kept], bins=bins)
+        tallest = max(tallest, int(counts.max(initial=1)))
+        color = format_color(i)
+        ax.stairs(counts, bins, fill=True, color=color, alpha=0.12)
+        ax.stairs(counts, bins, color=color, lw=2.2, gid=fmt.name, label=f"{fmt.name}{note}")
         if kind == "rel":
-            ax.axvline(
-                fmt.eps / 2,
-                color=format_color(i),
-                ls="--",
-                lw=1.5,
-                label=f"{fmt.name} eps/2 = {fmt.eps / 2:.2g}",
-            )
+            ax.axvline(fmt.eps / 2, color=color, ls="--", lw=1.5)
+    handles, _ = ax.get_legend_handles_labels()
+    if kind == "rel":
+        handles.append(Line2D([], [], color="0.3", ls="--", lw=1.5, label="eps/2 of each format"))
     if kind != "ulp":
         ax.set_xscale("log")
+        ax.set_xlim(bins[0], bins[-1])
     name = _KIND_NAMES[kind]
     label_axes(
         ax,
@@ -263,5 +295,7 @@ def error_histogram(values: Any, formats: Any, ax: Axes | None = None, kind: str
         f"{name} error" + (" (log scale)" if kind != "ulp" else " (ULPs)"),
         "number of values",
     )
-    ax.legend(fontsize=TEXT_SIZE, framealpha=0.9)
+    # Headroom above the tallest bar keeps the legend off the data.
+    ax.set_ylim(0, 1.4 * tallest)
+    ax.legend(handles=handles, fontsize=TEXT_SIZE - 1, loc="upper center", ncols=2, framealpha=0.9)
     return ax

@@ -29,7 +29,11 @@ _WEIGHTS = np.random.default_rng(0).normal(0.0, 0.05, 10_000)
 
 def _one(draw: Callable[..., object]) -> Callable[[Figure], None]:
     """A recipe drawing on one Axes of the figure."""
-    return lambda fig: draw(ax=fig.add_subplot())
+
+    def recipe(fig: Figure) -> None:
+        draw(ax=fig.add_subplot())
+
+    return recipe
 
 
 FIGURES: dict[str, tuple[tuple[float, float], Callable[[Figure], None]]] = {

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Iterable
 
 from matplotlib.axes import Axes
 
-from fpexplore.formats import FORMATS
+from fpexplore.formats import FORMATS, FormatLike
 
 from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes
 
@@ -16,7 +16,9 @@ __all__ = ["format_map"]
 _LEFT_LABELS = {"bfloat16"}  # labelled on the left, clear of tf32
 
 
-def format_map(formats: Any = None, ax: Axes | None = None) -> Axes:
+def format_map(
+    formats: FormatLike | Iterable[FormatLike] | None = None, ax: Axes | None = None
+) -> Axes:
     """Each format as a point: dynamic range (decades) against significand bits.
 
     The filled marker is the whole positive range, ``log10(max /

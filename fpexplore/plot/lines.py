@@ -13,7 +13,7 @@ from fpexplore.core.arrays import decode_array
 from fpexplore.core.decode import decode
 from fpexplore.core.density import count_between, values_between
 from fpexplore.exact import parse_real
-from fpexplore.formats import Format, get_format
+from fpexplore.formats import Format, FormatLike, get_format
 
 from ._style import KIND_COLORS, TEXT_SIZE, label_axes, new_axes
 
@@ -33,7 +33,7 @@ def _is_representable(x: Any, fmt: Format) -> bool:
     return parts.is_finite and parts.error == 0
 
 
-def default_window(fmt: Any, max_ticks: int = 5000) -> tuple[float, float]:
+def default_window(fmt: FormatLike, max_ticks: int = 5000) -> tuple[float, float]:
     """A window of a wide format that shows its grain: ``[1, 2]`` when that binade
     has at most ``max_ticks`` values, else ``[1, 1 + 256 eps]``.
 
@@ -47,7 +47,7 @@ def default_window(fmt: Any, max_ticks: int = 5000) -> tuple[float, float]:
 
 
 def number_line(
-    fmt: Any, lo: Any = None, hi: Any = None, ax: Axes | None = None, max_ticks: int = 5000
+    fmt: FormatLike, lo: Any = None, hi: Any = None, ax: Axes | None = None, max_ticks: int = 5000
 ) -> Axes:
     """Every representable value in ``[lo, hi]`` as a tick on a number line (claim 5).
 
@@ -113,7 +113,7 @@ def number_line(
         name = {"normal": "normal values", "subnormal": "subnormal values", "zero": "zero"}[kind]
         ax.add_collection(
             LineCollection(
-                segments,
+                list(segments),
                 colors=KIND_COLORS[kind],
                 linewidths=1.2,
                 gid=kind,

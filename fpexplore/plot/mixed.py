@@ -127,8 +127,10 @@ def plot_gradient_histogram(
     log_g = np.log2(np.abs(np.asarray(gradients, dtype=np.float64)))
     shift = np.log2(scale)
     bins = np.arange(np.floor(log_g.min()), np.ceil(log_g.max() + shift) + 1)
-    ax.hist(log_g, bins=bins, color=format_color(0), alpha=0.6, label="gradients")
-    ax.hist(log_g + shift, bins=bins, color=GOOD, alpha=0.6, label=f"gradients x 2**{shift:g}")
+    ax.hist(log_g, bins=bins.tolist(), color=format_color(0), alpha=0.6, label="gradients")
+    ax.hist(
+        log_g + shift, bins=bins.tolist(), color=GOOD, alpha=0.6, label=f"gradients x 2**{shift:g}"
+    )
     zero_edge = np.log2(limits["smallest_subnormal"] / 2)
     top_edge = np.log2(limits["max"])
     ax.axvspan(bins[0], zero_edge, color=BAD, alpha=0.12, label=f"rounds to 0 in {fmt}")
@@ -139,40 +141,59 @@ def plot_gradient_histogram(
     return ax
 
 
-def plot_loss_scale_sweep(sweep: LossScaleSweep, ax: Axes | None = None) -> Axes:
+def plot_loss_scale_sweep(
+    sweep: LossScaleSweep, tolerance: float = 1e-3, ax: Axes | None = None
+) -> Axes:
     """Percent of gradients zeroed, subnormal and overflowed against log2 of the scale.
+
+    The percentages are on a log axis, so the small overflow fractions that close the
+    window are visible; a fraction of exactly 0 has no place on it and leaves a gap. The
+    usable window (:meth:`LossScaleSweep.window`: nothing overflows, at most
+    ``tolerance`` zeroed) is shaded.
 
     Examples
     --------
     >>> from fpexplore.mixed import loss_scale_sweep, sample_gradients
     >>> ax = plot_loss_scale_sweep(loss_scale_sweep(sample_gradients(1000)))
-    >>> [line.get_label() for line in ax.get_lines()][0]
-    'became 0 (underflow)'
+    >>> [line.get_label() for line in ax.get_lines()][0], ax.get_yscale()
+    ('became 0 (underflow)', 'log')
     """
     ax = new_axes(ax)
     log_scale = np.log2(sweep.scale)
-    ax.plot(log_scale, 100 * sweep.fraction_zero, "o-", color=BAD, label="became 0 (underflow)")
-    ax.plot(
-        log_scale,
-        100 * sweep.fraction_subnormal,
-        "s-",
-        color=format_color(0),
-        label="became subnormal",
+    series = (
+        (sweep.fraction_zero, "o-", BAD, "became 0 (underflow)"),
+        (sweep.fraction_subnormal, "s-", format_color(0), "became subnormal"),
+        (sweep.fraction_overflow, "^-", OVERFLOW, "became inf (overflow)"),
     )
-    ax.plot(
-        log_scale,
-        100 * sweep.fraction_overflow,
-        "^-",
-        color=OVERFLOW,
-        label="became inf (overflow)",
+    for fraction, style, color, label in series:
+        percent = np.where(fraction > 0, 100 * fraction, np.nan)  # 0: a gap on a log axis
+        ax.plot(log_scale, percent, style, color=color, lw=2, label=label)
+    ax.set_yscale("log")
+    window = sweep.window(tolerance)
+    if window is not None:
+        lo, hi = np.log2(window)
+        ax.axvspan(
+            lo - 0.5,
+            hi + 0.5,
+            color=GOOD,
+            alpha=0.18,
+            gid="usable window",
+            label=f"usable: none overflow, <= {100 * tolerance:g}% zeroed (2**{lo:g} to 2**{hi:g})",
+        )
+    ax.axhline(
+        100 * tolerance,
+        color="0.4",
+        ls=":",
+        lw=1.5,
+        label=f"tolerance: {100 * tolerance:g}% zeroed",
     )
     label_axes(
         ax,
         f"Which loss scale keeps gradients in {sweep.fmt}?",
         "log2(loss scale)",
-        "% of gradients",
+        "% of gradients (log scale)",
     )
-    ax.legend(fontsize=LEGEND_SIZE)
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncols=2)
     return ax
 
 
@@ -221,21 +242,27 @@ def plot_dynamic_loss_scale(log: LossScaleLog, ax: Axes | None = None) -> Axes:
 def plot_running_sums(demo: AccumulationDemo, ax: Axes | None = None) -> Axes:
     """Running sums of a repeated increment per accumulator format, with stall points.
 
+    The exact sum is drawn last, thin and dashed, so that it shows on top of an
+    accumulator that is still exact.
+
     Examples
     --------
     >>> from fpexplore.mixed import accumulation_demo
     >>> ax = plot_running_sums(accumulation_demo(1.0, 2100, formats=("float16",)))
-    >>> ax.get_lines()[1].get_label()
-    'float16 accumulator (stalls at 2048)'
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['float16 accumulator (stalls at 2048)', 'exact']
     """
     ax = new_axes(ax)
-    ax.plot(demo.n_terms, demo.exact, color="0.3", ls="--", lw=2, label="exact")
     for i, (name, sums) in enumerate(demo.sums.items()):
         stall = demo.stall[name]
-        note = f"stalls at {stall:g}" if np.isfinite(stall) else "no stall here"
+        note = f"stalls at {stall:g}" if np.isfinite(stall) else f"no stall in {demo.n_terms[-1]}"
         ax.plot(
-            demo.n_terms, sums, color=format_color(i), lw=2.5, label=f"{name} accumulator ({note})"
+            demo.n_terms, sums, color=format_color(i), lw=4, label=f"{name} accumulator ({note})"
         )
+    # Drawn last, thin and dashed, so that it stays visible where a sum is still exact.
+    ax.plot(
+        demo.n_terms, demo.exact, color="black", ls=(0, (4, 3)), lw=1.5, zorder=5, label="exact"
+    )
     label_axes(
         ax, f"Adding {demo.increment:g} again and again", "number of terms added", "running sum"
     )
@@ -257,14 +284,27 @@ def plot_dot_accumulation(acc: DotAccumulation, ax: Axes | None = None) -> Axes:
         "float16": "float16 products, float16 sum",
         "float32": "exact products, float32 sum (tensor cores)",
     }
+    positive = np.concatenate([err[err > 0] for err in acc.rel_error.values()])
+    floor = float(positive.min(initial=1.0)) / 4  # where an error of exactly 0 is marked
     for i, (name, err) in enumerate(acc.rel_error.items()):
         ax.loglog(
             acc.n_terms,
-            np.where(err > 0, err, np.nan),  # an exact partial sum leaves a gap
+            np.where(err > 0, err, np.nan),  # an exact partial sum has no place on a log axis
             color=format_color(i),
             lw=2,
             label=labels.get(name, name),
         )
+        if (exact := err == 0).any():
+            shown = ", ".join(str(n) for n in acc.n_terms[exact][:3])
+            ax.plot(
+                acc.n_terms[exact],
+                np.full(exact.sum(), floor),
+                "v",
+                color=format_color(i),
+                ms=9,
+                label=f"{name} sum exact (error 0) at n = {shown}"
+                + (", ..." if exact.sum() > 3 else ""),
+            )
     label_axes(ax, "Dot product of float16 vectors", "number of terms", "relative error")
     ax.legend(fontsize=LEGEND_SIZE)
     return ax
@@ -325,7 +365,7 @@ def plot_policy_comparison(
     """
     if ax is None:
         _, ax = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 4), layout="constrained")
-    axes = tuple(np.atleast_1d(ax))
+    axes = tuple(np.atleast_1d(np.asarray(ax, dtype=object)))
     names = list(results)
     for panel, (key, label) in zip(axes, metrics, strict=True):
         values = [results[name][key] for name in names]

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..core.decode import decode
 from ..exact import _magnitude_mode, parse_real, round_magnitude
-from ..formats import FORMATS, Format, get_format
+from ..formats import FORMATS, Format, FormatLike, get_format
 from .html import contrast_text_color
 from .table import Table
 from .text import FIELD_COLORS, exact_decimal, short_repr
@@ -54,7 +54,7 @@ COMPARE_FORMATS = (
 """The formats :func:`compare` uses by default."""
 
 
-def format_facts(fmt: Any) -> list[tuple[str, Any, str]]:
+def format_facts(fmt: FormatLike) -> list[tuple[str, Any, str]]:
     """``(name, value, meaning)`` for the finfo-like facts of one format.
 
     Names are :class:`numpy.finfo`'s where it has one.
@@ -87,7 +87,7 @@ def format_facts(fmt: Any) -> list[tuple[str, Any, str]]:
     ]
 
 
-def format_table(formats: Iterable[Any] | None = None) -> Table:
+def format_table(formats: Iterable[FormatLike] | None = None) -> Table:
     """finfo-like facts of several formats side by side, one column per format.
 
     Parameters
@@ -128,7 +128,7 @@ def _facts_table(fmt: Format) -> Table:
     )
 
 
-def format_text(fmt: Any) -> str:
+def format_text(fmt: FormatLike) -> str:
     """The facts of one format as an aligned text table.
 
     Examples
@@ -143,7 +143,7 @@ def format_text(fmt: Any) -> str:
     return str(_facts_table(get_format(fmt)))
 
 
-def format_html(fmt: Any) -> str:
+def format_html(fmt: FormatLike) -> str:
     """The facts of one format as HTML, under a bar of its fields (what Jupyter shows).
 
     Examples
@@ -198,7 +198,7 @@ def _flag(exact: Any, parts: Any, rounding: str) -> str:
 
 
 def compare(
-    value: Any, formats: Iterable[Any] | None = None, rounding: str = "nearest_even"
+    value: Any, formats: Iterable[FormatLike] | None = None, rounding: str = "nearest_even"
 ) -> Table:
     """One value stored in several formats: what is kept, what is lost.
 
@@ -251,7 +251,7 @@ def compare(
     """
     fmts = [get_format(f) for f in (COMPARE_FORMATS if formats is None else formats)]
     exact = parse_real(value)
-    rows = []
+    rows: list[list[Any]] = []
     for fmt in fmts:
         if exact.special == "nan" and not fmt.has_nan:
             rows.append([fmt.name, None, None, None, None, None, None, None, "no NaN"])

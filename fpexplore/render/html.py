@@ -255,7 +255,7 @@ def parts_html(parts: FloatParts) -> str:
             f"({_esc(ROUNDING_NAMES.get(parts.rounding, parts.rounding))})</span>"
         )
     rows = []
-    if parts.is_finite:
+    if parts.exact is not None:  # finite
         rows.append(_row("value", _formula(parts)))
         rows.append(_row("", "= " + _long(_exact_text(parts.exact, parts.sign == 1)) + " exactly"))
         if kind == "subnormal" or kind == "zero":

@@ -22,9 +22,20 @@ def to_html(ex: RoundingExplanation) -> str:
     rows = []
     for mode, choice in ex.choices.items():
         style = ' style="font-weight:bold;background:rgba(213,94,0,0.12)"'
-        cells = (ROUNDING_NAMES[mode], repr(choice.result.value), choice.picks, choice.reason)
+        cells: tuple[str, ...] = (
+            ROUNDING_NAMES[mode],
+            repr(choice.result.value),
+            choice.picks,
+            choice.reason,
+        )
         tds = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in cells)
         rows.append(f"<tr{style if mode == ex.rounding else ''}>{tds}</tr>")
+    p_above = ex.probability_above
+    picks = "exact" if p_above is None else "below or above"
+    cells = (ROUNDING_NAMES.get("stochastic", "stochastic"), "random", picks)
+    tds = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in cells)
+    tds += f'<td style="text-align:left">{esc(ex._stochastic_line())}</td>'
+    rows.append(f"<tr{style if ex.rounding == 'stochastic' else ''}>{tds}</tr>")
     where = "; ".join(ex._where())
     error = ""
     if result.abs_error == result.abs_error:  # not NaN
@@ -48,7 +59,9 @@ def _fmt_value(parts: FloatParts) -> str:
 def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
     """The number line between the neighbours (see RoundingExplanation.to_svg)."""
     left, right, y = 40, width - 40, 48
-    picked = ex.choices[ex.rounding]
+    stochastic = ex.rounding == "stochastic"
+    picked = ex.choices["nearest_even" if stochastic else ex.rounding]
+    p_above = ex.probability_above if stochastic else None
     esc = html.escape
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="110" '
@@ -61,6 +74,7 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
         label = esc(_fmt_value(ex.below))
         parts.append(_tick(mid, y, "#009E73", f"{label} (exact)", bold=True))
         return "".join(parts) + "</svg>"
+    assert ex.exact is not None and ex.position is not None  # a finite input
     negative = ex.exact < 0
     span = right - left
     pos = min(float(ex.position), 1.25)
@@ -70,6 +84,9 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
         px = left if where == "below" else right
         chosen = picked.picks == where
         label = esc(_fmt_value(parts_)) if parts_.is_finite else esc(repr(parts_.value))
+        if p_above is not None:  # stochastic: each neighbour with its probability
+            chance = ex._chance_text(where == "above")
+            chosen, label = True, f"{label} (p = {esc(chance)})"
         parts.append(_tick(px, y, "#D55E00" if chosen else "currentColor", label, bold=chosen))
     half = (left + right) / 2
     parts.append(
@@ -83,7 +100,7 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
         f'fill="#0072B2"/><text x="{x_at}" y="{y - 27}" text-anchor="middle" fill="#0072B2">'
         f"x = {esc(str(ex.input))}</text>"
     )
-    if picked.picks == "beyond":
+    if picked.picks == "beyond" and not stochastic:
         parts.append(
             f'<text x="{width / 2}" y="{y + 50}" text-anchor="middle" fill="#D55E00">'
             f"{esc(ex.rounding)}: {esc(repr(picked.result.value))} (overflow)</text>"

@@ -32,6 +32,8 @@ def _cell_text(value: Any) -> str:
     """Default display: shortest repr for floats up to 12 characters, else 6 digits."""
     if value is None:
         return ""
+    if value is ...:
+        return "..."
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, Integral):
@@ -47,6 +49,8 @@ def _json_value(value: Any) -> Any:
     """A JSON-friendly version of a cell: inf/NaN become the strings 'inf', '-inf', 'nan'."""
     if value is None or isinstance(value, bool | str):
         return value
+    if value is ...:
+        return "..."
     if isinstance(value, Integral):
         return int(value)
     if isinstance(value, Fraction):
@@ -70,7 +74,8 @@ class Table:
     columns : list of str
         Column names.
     rows : list of sequences
-        One sequence of raw cell values per row (numbers, str, bool or None).
+        One sequence of raw cell values per row (numbers, str, bool or None). A
+        cell ``...`` (Ellipsis) shows as ``...``: a row of them marks rows left out.
     title : str, optional
         Shown above the table (a ``<caption>`` in HTML).
     notes : list of str
@@ -94,7 +99,7 @@ class Table:
     """
 
     columns: list[str]
-    rows: list[Sequence[Any]]
+    rows: Sequence[Sequence[Any]]
     title: str | None = None
     notes: list[str] = field(default_factory=list)
     formatters: dict[str, Callable[[Any], str]] = field(default_factory=dict)
@@ -115,7 +120,7 @@ class Table:
         for row in self.rows:
             shown.append(
                 [
-                    self.formatters.get(column, _cell_text)(value)
+                    "..." if value is ... else self.formatters.get(column, _cell_text)(value)
                     for column, value in zip(self.columns, row, strict=True)
                 ]
             )
@@ -125,7 +130,7 @@ class Table:
         """A column is right-aligned when every non-empty cell in it is a number."""
         result = []
         for j in range(len(self.columns)):
-            cells = [row[j] for row in self.rows if row[j] is not None]
+            cells = [row[j] for row in self.rows if row[j] is not None and row[j] is not ...]
             result.append(bool(cells) and all(_is_number(c) for c in cells))
         return result
 

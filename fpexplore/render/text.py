@@ -168,6 +168,7 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
         formula = f"(-1)^{s} x 2^({field_exp}-{fmt.bias}) x ({lead} + {mant}/2^{m})"
         lines.append(f"  value     {formula}")
         stored = parts.exact
+        assert stored is not None  # finite
         lines.append(
             f"          = {'-' if s and stored == 0 else ''}{exact_decimal(stored)} (exactly)"
         )

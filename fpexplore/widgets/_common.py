@@ -20,6 +20,7 @@ class Panel:
     is_error: bool = False
     _syncing: bool = False
     _refresh: Callable[[], None]
+    set_format: Callable[[Format], None]  # each panel's own
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

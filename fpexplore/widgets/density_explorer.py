@@ -5,12 +5,13 @@ from __future__ import annotations
 import base64
 import io
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
 from ..core.density import count_between
-from ..formats import get_format
+from ..formats import FormatLike, get_format
 from ._common import Panel
 
 __all__ = ["DensityExplorer"]
@@ -32,8 +33,9 @@ class DensityExplorer(Panel):
     format : Format
     compare : tuple of Format
     binade, zoom : int
-        The number line shows ``window``: ``[2**binade, 2**binade * (1 + 2**-zoom)]``;
-        zoom 0 is the whole binade, each step halves it.
+        The number line shows ``window``: ``[2**binade, 2**binade * (1 + 2**-zoom))``;
+        zoom 0 is the whole binade, each step halves it. ``count`` is the number of
+        values in that half-open window, as :func:`fpexplore.count_between` counts.
     figure : matplotlib.figure.Figure
         The figure last drawn, shown in ``output`` (an ``Output`` widget) as a PNG.
     message, is_error, widget
@@ -42,12 +44,17 @@ class DensityExplorer(Panel):
     Examples
     --------
     >>> dx = DensityExplorer("float8_e4m3fn")
-    >>> dx.set_binade(2)  # [4, 8]: 8 values and the end point
+    >>> dx.set_binade(2)  # [4, 8): one value per mantissa pattern
     >>> dx.window, dx.count
-    ((4.0, 8.0), 9)
+    ((4.0, 8.0), 8)
+    >>> dx.set_binade(8)  # [256, 512): the top binade, one pattern is NaN
+    >>> dx.count
+    7
     """
 
-    def __init__(self, fmt: Any = "float16", compare: Any = ("bfloat16",)) -> None:
+    def __init__(
+        self, fmt: FormatLike = "float16", compare: Iterable[FormatLike] = ("bfloat16",)
+    ) -> None:
         import fpexplore.plot  # noqa: F401 - without matplotlib: an error naming the extra
 
         self.format = get_format(fmt)
@@ -66,7 +73,7 @@ class DensityExplorer(Panel):
         self._draw()
 
     def _default_zoom(self) -> int:
-        return max(0, self.format.mantissa_bits - 5)  # 33 values to start with
+        return max(0, self.format.mantissa_bits - 5)  # 32 values to start with
 
     @property
     def window(self) -> tuple[float, float]:
@@ -76,11 +83,12 @@ class DensityExplorer(Panel):
 
     @property
     def count(self) -> int:
-        """How many values of the format lie in :attr:`window`, both ends included."""
+        """How many values of the format lie in :attr:`window`, the half-open binade
+        ``[lo, hi)``: the same count as ``count_between(lo, hi, format)``."""
         lo, hi = self.window
-        return count_between(lo, hi, self.format) + (hi <= self.format.max)
+        return count_between(lo, hi, self.format)
 
-    def set_format(self, fmt: Any) -> None:
+    def set_format(self, fmt: FormatLike) -> None:
         """Show another format (the binade is kept where the format has it)."""
         self.format = get_format(fmt)
         self.zoom = self._default_zoom()
@@ -139,7 +147,7 @@ class DensityExplorer(Panel):
         else:
             count = self.count
             noun = "value" if count == 1 else "values"
-            self._say(f"{count} {noun} of {fmt.name} in [{lo!r}, {hi!r}]")
+            self._say(f"{count} {noun} of {fmt.name} in [{lo!r}, {hi!r})")
         png = io.BytesIO()
         try:
             figure.savefig(png, format="png", dpi=72)

@@ -7,7 +7,7 @@ from typing import Any
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
 from ..core.decode import FloatParts, decode, from_bits
-from ..formats import get_format
+from ..formats import FormatLike, get_format
 from ..render.html import contrast_text_color
 from ..render.text import FIELD_COLORS
 from ._common import Panel
@@ -29,7 +29,7 @@ SPECIALS = tuple(_BUTTONS)[2:]
 _KINDS = dict(zip(SPECIALS, "zero zero inf inf nan normal normal subnormal".split(), strict=True))
 
 
-def special_value(name: str, fmt: Any) -> FloatParts | None:
+def special_value(name: str, fmt: FormatLike) -> FloatParts | None:
     """The special value ``name`` (one of :data:`SPECIALS`) of ``fmt``, or None when the
     format has none (float8_e4m3fn has no infinities, FP4 neither infinities nor NaN).
 
@@ -80,7 +80,7 @@ class FloatExplorer(Panel):
     then show the new rounding error.
     """
 
-    def __init__(self, value: Any = 1.0, fmt: Any = "float32") -> None:
+    def __init__(self, value: Any = 1.0, fmt: FormatLike = "float32") -> None:
         self.format = get_format(fmt)
         self.parts = decode(value, self.format)
         self._source: Any = value  # what a change of format re-rounds
@@ -161,7 +161,7 @@ class FloatExplorer(Panel):
             self._say("")
         self._refresh(text)
 
-    def set_format(self, fmt: Any) -> None:
+    def set_format(self, fmt: FormatLike) -> None:
         """Switch format, re-rounding the exact value (see Notes)."""
         fmt = get_format(fmt)
         try:
@@ -205,7 +205,7 @@ class FloatExplorer(Panel):
                 layout.border = f"2px solid {FIELD_COLORS[field]}"
                 button = W.ToggleButton(tooltip=f"{field}: bit {fmt.bits - 1 - i}", layout=layout)
                 button.add_class("fpx-bit-button").add_class(f"fpx-{field}")
-                self._on(button, lambda _new, i=i: self.toggle_bit(i))
+                self._on(button, lambda _new, i=i: self.toggle_bit(i))  # type: ignore[misc]
                 self.bit_buttons.append(button)
                 row.append(button)
             if row:

@@ -8,7 +8,7 @@ import ipywidgets as W  # the package's __init__ has already checked it is there
 
 from ..core.decode import FloatParts
 from ..core.rounding_explain import MODES, explain_rounding
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from ..render.text import ROUNDING_NAMES
 from ._common import Panel
 
@@ -24,14 +24,16 @@ class RoundingExplorer(Panel):
         Taken exactly (``"0.1"`` is one tenth).
     fmt : str or Format
     rounding : str
-        The highlighted mode, one of :data:`fpexplore.core.rounding_explain.MODES`.
+        The highlighted mode, one of :data:`fpexplore.core.rounding_explain.MODES`, or
+        ``"stochastic"``: then both neighbours are shown with the probability of each.
 
     Attributes
     ----------
     explanation : fpexplore.rounding_explain.RoundingExplanation
         The neighbours, the guard / round / sticky bits, every mode's pick and why.
     parts : FloatParts
-        The highlighted mode's result; ``value`` is its float.
+        The highlighted mode's result; ``value`` is its float. Under ``"stochastic"``,
+        the likelier neighbour; ``probability_above`` is the chance of the other way up.
     format, rounding, message, is_error, widget
         ``text_box``, ``format_dropdown``, ``rounding_dropdown`` and ``view`` (the
         number line and the table) are the controls.
@@ -44,10 +46,14 @@ class RoundingExplorer(Panel):
     >>> rx.set_rounding("nearest_away")
     >>> rx.value
     2050.0
+    >>> rx.set_text("2049.5")  # three quarters of the way from 2048 to 2050
+    >>> rx.set_rounding("stochastic")
+    >>> rx.probability_above, 1 - rx.probability_above
+    (Fraction(3, 4), Fraction(1, 4))
     """
 
     def __init__(
-        self, value: Any = "0.1", fmt: Any = "float16", rounding: str = "nearest_even"
+        self, value: Any = "0.1", fmt: FormatLike = "float16", rounding: str = "nearest_even"
     ) -> None:
         self.format, self.rounding = get_format(fmt), rounding
         self.explanation = explain_rounding(value, self.format, rounding)
@@ -55,6 +61,7 @@ class RoundingExplorer(Panel):
         self.text_box = W.Text(description="value", continuous_update=False)
         self._on(self.text_box, self.set_text)
         options = [(ROUNDING_NAMES[m], m) for m in MODES]
+        options.append(("stochastic rounding", "stochastic"))
         self.rounding_dropdown = W.Dropdown(options=options, value=rounding)
         self.rounding_dropdown.description = "rounding"
         self._on(self.rounding_dropdown, self.set_rounding)
@@ -74,11 +81,17 @@ class RoundingExplorer(Panel):
         """The highlighted mode's result as a float."""
         return self.parts.value
 
+    @property
+    def probability_above(self) -> Any:
+        """Stochastic rounding's chance of picking the upper neighbour, an exact Fraction:
+        (x - below) / (above - below); None when there is nothing to choose."""
+        return self.explanation.probability_above
+
     def set_text(self, text: str) -> None:
         """Explain the typed value; unreadable text sets :attr:`message`, keeps the rest."""
         self._explain(text, self.format, self.rounding)
 
-    def set_format(self, fmt: Any) -> None:
+    def set_format(self, fmt: FormatLike) -> None:
         """Explain the same input in another format."""
         self._explain(self.explanation.input, get_format(fmt), self.rounding)
 

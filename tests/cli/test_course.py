@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,36 @@ def test_the_real_course_is_found():
     names = [item.name for item in source.iterdir()]
     assert "00-index.ipynb" in names, names
     assert "solutions" in names, names
+
+
+def test_the_real_course_copy_is_self_sufficient(tmp_path):
+    """Every script the notebooks tell the student to run is in the copied course, at
+    the path they give, and the same file as in the repository."""
+    repo = Path(__file__).resolve().parents[2]
+    dest = tmp_path / "fp-course"
+    copied = course.copy_course(dest)
+    for companion in course.COMPANIONS:
+        assert dest / companion in copied
+        assert (dest / companion).read_bytes() == (repo / companion).read_bytes()
+    scripts = set()
+    for notebook in sorted(dest.rglob("*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            text = "".join(cell["source"])
+            scripts |= set(re.findall(r"\bpython\s+(?:-\S+\s+)*([\w./-]+\.py)\b", text))
+    assert "benchmarks/mixed_precision.py" in scripts
+    missing = sorted(script for script in scripts if not (dest / script).is_file())
+    assert not missing, f"the notebooks run scripts the copied course lacks: {missing}"
+
+
+def test_the_wheel_ships_the_companions():
+    tomllib = pytest.importorskip("tomllib")
+    repo = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    include = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert include["notebooks"] == "fpexplore/_course"
+    for companion in course.COMPANIONS:
+        assert (repo / companion).is_file()
+        assert include[companion] == f"fpexplore/_course/{companion}"
 
 
 def test_copy_course_copies_every_file_but_checkpoints(fake_course, tmp_path):

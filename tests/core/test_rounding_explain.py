@@ -119,6 +119,60 @@ def test_text_html_and_svg():
     assert "<script" not in html and "0.10003662109375" in html
 
 
+@pytest.mark.parametrize(
+    "x, fmt",
+    [
+        ("2049.5", "float16"),
+        ("0.1", "float16"),
+        ("-0.1", "bfloat16"),
+        ("1/3", "float8_e4m3fn"),
+        ("-1e-10", "float16"),
+        (1e-300, "float32"),
+        ("447", "float8_e4m3fn"),
+    ],
+)
+def test_stochastic_probability_is_distance_from_below_over_spacing(x, fmt):
+    ex = explain_rounding(x, fmt, rounding="stochastic")
+    low, high = ex.below.exact, ex.above.exact
+    p = ex.probability_above
+    assert isinstance(p, Fraction) and 0 < p < 1
+    assert p == (ex.exact - low) / (high - low)
+    assert p * high + (1 - p) * low == ex.exact  # unbiased: right on average
+    assert ex.result.value == ex.choices["nearest_even"].result.value  # the likelier one
+    text, html = str(ex), ex._repr_html_()
+    shown_below, shown_above = ex._chance_text(False), ex._chance_text(True)
+    assert shown_above == (str(p) if p.denominator < 10**9 else f"{float(p):.6g}")
+    assert f"* stochastic    {ex.below.value!r} with probability {shown_below}" in text
+    assert f"(p = {shown_above})" in ex.to_svg() and f"probability {shown_above}" in html
+    ET.fromstring(ex.to_svg())
+
+
+def test_stochastic_mean_matches_round_to():
+    import numpy as np
+
+    from fpexplore import round_to
+
+    p = explain_rounding("2049.5", "float16", "stochastic").probability_above
+    draws = round_to(np.full(40_000, 2049.5), "float16", "stochastic", rng=np.random.default_rng(1))
+    assert abs(float(np.mean(draws == 2050.0)) - float(p)) < 0.01
+
+
+def test_stochastic_probability_of_a_huge_fraction_reads_as_a_decimal():
+    ex = explain_rounding("1e-400", "float64", "stochastic")
+    p = ex.probability_above
+    assert p.denominator > 10**9
+    assert f"probability {float(p):.6g}" in str(ex)
+    ET.fromstring(ex.to_svg())
+
+
+@pytest.mark.parametrize("x", ["2048", "inf", "nan", "70000"])
+def test_stochastic_has_nothing_to_choose(x):
+    ex = explain_rounding(x, "float16", "stochastic")
+    assert ex.probability_above is None
+    assert "nothing to choose" in str(ex)
+    ET.fromstring(ex.to_svg())
+
+
 def test_examples_in_docstrings():
     import doctest
 

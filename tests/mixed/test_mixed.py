@@ -246,3 +246,18 @@ def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_loss_scale_window_is_where_nothing_overflows_and_little_underflows():
+    sweep = mixed.loss_scale_sweep(mixed.sample_gradients(10_000, seed=0))
+    lo, hi = sweep.window(1e-3)
+    inside = (sweep.scale >= lo) & (sweep.scale <= hi)
+    assert np.all(sweep.fraction_overflow[inside] == 0)
+    assert np.all(sweep.fraction_zero[inside] <= 1e-3)
+    outside_ok = (sweep.fraction_overflow == 0) & (sweep.fraction_zero <= 1e-3) & ~inside
+    assert not outside_ok.any()
+    assert sweep.window(0) is None or sweep.window(0)[0] >= lo  # stricter: no wider
+    narrow = mixed.loss_scale_sweep(mixed.sample_gradients(1000), scales=[1.0, 2.0**40])
+    assert narrow.window() is None
+    with pytest.raises(ValueError, match="tolerance must be a fraction"):
+        sweep.window(1.5)

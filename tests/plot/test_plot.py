@@ -63,6 +63,26 @@ def test_bits_pi_float32_is_the_book_figure():
     assert "0x40490FDB" in ax.get_title()
 
 
+def test_bits_label_and_the_bits_that_differ():
+    book, card = from_bits(0x40490FDB, "float32"), from_bits(0x40490FD0, "float32")
+    ax = fpplot.bits(book, label="pi", compare_to=card)
+    title = ax.get_title()
+    assert title.startswith("pi in float32: stored as 3.1415927410125732, bits 0x40490FDB")
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    marked = [i for i, box in enumerate(boxes) if box.get_gid() == "differs"]
+    xor = format(0x40490FDB ^ 0x40490FD0, "032b")
+    assert marked == [i for i, bit in enumerate(xor) if bit == "1"]
+    assert f"{len(marked)} bits (outlined) differ from 0x40490FD0" in title
+    other = fpplot.bits(3.14159, "float32", label="3.14159", compare_to=book)
+    assert other.get_title().startswith("3.14159 in float32: stored as 3.141590118408203")
+    assert [b.get_gid() for b in other.patches] == [b.get_gid() for b in boxes]
+    same = fpplot.bits(1.0, "float16", compare_to=1.0)
+    assert "0 bits (outlined) differ" in same.get_title()
+    assert not any(b.get_gid() == "differs" for b in same.patches)
+    with pytest.raises(ValueError, match="compare_to must be a value of float16"):
+        fpplot.bits(1.0, "float16", compare_to=from_bits(0, "float32"))
+
+
 def test_bits_rounds_a_number_into_the_format():
     ax = fpplot.bits(3.14159, "float32")
     assert "4788176" in [t.get_text() for t in ax.texts]
@@ -202,25 +222,75 @@ def test_absolute_error_grows_under_a_doubling_staircase():
         fpplot.absolute_error("float16", 0, 1)
 
 
+def _bars(ax):
+    """The step histograms, one per format, as {gid: StepPatch}."""
+    return {p.get_gid(): p for p in ax.patches if p.get_gid()}
+
+
 def test_error_histogram_counts_every_input():
     w = np.random.default_rng(0).normal(0, 0.05, 5000)
     formats = ["float16", "bfloat16", "float8_e4m3fn"]
     ax = fpplot.error_histogram(w, formats)
-    assert len(ax.containers) == 3
-    for bars, fmt in zip(ax.containers, formats, strict=True):
-        rel = representation_error(w, fmt).rel_error
-        shown = sum(r.get_height() for r in bars)
-        assert shown + np.sum(rel == 0) + np.sum(~np.isfinite(rel)) == 5000
+    bars = _bars(ax)
+    assert list(bars) == formats
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    for fmt, label in zip(formats, labels, strict=False):
+        rel = representation_error(w, fmt).rel_error
+        data = bars[fmt].get_data()
+        counts, edges = data.values, data.edges
+        below = np.sum((rel > 0) & (rel < edges[0]))
+        assert counts.sum() + np.sum(rel == 0) + np.sum(~np.isfinite(rel)) + below == 5000
+        assert (f"{below} left of axis" in label) == (below > 0)
     assert any(label.startswith("float8_e4m3fn (") and "became 0" in label for label in labels)
     eps_lines = sorted(line.get_xdata()[0] for line in ax.get_lines())
     assert eps_lines == sorted(get_format(f).eps / 2 for f in formats)
 
 
+def test_error_histogram_axis_starts_near_the_data_and_leaves_room_for_the_legend():
+    w = np.random.default_rng(0).normal(0, 0.02, 100_000)
+    formats = ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
+    ax = fpplot.error_histogram(w, formats)
+    positive = np.concatenate([representation_error(w, f).rel_error for f in formats])
+    positive = positive[np.isfinite(positive) & (positive > 0)]
+    left = ax.get_xlim()[0]
+    assert np.quantile(positive, 0.001) < left < np.quantile(positive, 0.01)  # not decades early
+    tallest = max(bar.get_data().values.max() for bar in _bars(ax).values())
+    assert ax.get_ylim()[1] >= 1.35 * tallest
+    ax.figure.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    top_of_bars = ax.transData.transform((1, tallest))[1]
+    assert legend.y0 > top_of_bars  # the legend sits above every bar
+
+
+def _overlaps_data(ax, box):
+    """Whether any drawn line (of ``ax`` or its twins) passes through ``box`` (display units)."""
+    from matplotlib.cbook import STEP_LOOKUP_MAP
+    from matplotlib.path import Path
+
+    for axes in ax.figure.axes:
+        for line in axes.get_lines():
+            x, y = STEP_LOOKUP_MAP[line.get_drawstyle()](*np.asarray(line.get_xydata()).T)
+            path = Path(line.get_transform().transform(np.column_stack([x, y])))
+            if path.intersects_bbox(box, filled=False):
+                return True
+    return False
+
+
+@pytest.mark.parametrize(
+    ("fmt", "lo", "hi"), [("float16", 1e-2, 6e4), ("float8_e4m3fn", 2**-9, 448)]
+)
+def test_relative_error_legend_sits_off_the_data(fmt, lo, hi):
+    ax = fpplot.relative_error(fmt, lo, hi)
+    ax.figure.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.y1 < ax.get_window_extent().y0  # below the axes
+    assert not _overlaps_data(ax, legend)
+
+
 def test_error_histogram_ulp_and_overflow():
     values = np.array([1.0, 1.0 + 2**-12, 3.0e5, 0.1])
     ax = fpplot.error_histogram(values, "float16", kind="ulp")
-    assert sum(r.get_height() for r in ax.containers[0]) == 3  # the overflow is left out
+    assert _bars(ax)["float16"].get_data().values.sum() == 3  # the overflow is left out
     assert "1 overflowed" in ax.get_legend().get_texts()[0].get_text()
     with pytest.raises(ValueError, match="kind must be one of"):
         fpplot.error_histogram(values, "float16", kind="bits")
@@ -247,6 +317,9 @@ def test_density_equal_count_per_binade_and_where_it_stops(fmt):
     assert "subnormals" in notes and f"max = {f.max:g}" in notes
     assert ("last pattern is NaN" in notes) == (f.nan_encoding == "fn")
     ax.figure.canvas.draw()
+    if fmt in ("float16", "float8_e4m3fn"):  # the figures of the course
+        for note in twin.texts:
+            assert not _overlaps_data(ax, note.get_bbox_patch().get_window_extent()), note
 
 
 def test_format_map_points():
@@ -328,3 +401,19 @@ def test_cli(tmp_path, capsys):
     assert capsys.readouterr().out.split() == list(FIGURES)
     with pytest.raises(SystemExit):
         main([])
+
+
+def test_relative_error_in_the_subnormal_range_reads_on_its_own():
+    f16 = get_format("float16")
+    normal = fpplot.relative_error("float16", 1e-2, 6e4)
+    ax = fpplot.relative_error("float16", 1e-8, 1e-2)
+    assert ax.get_yscale() == "log" and normal.get_yscale() == "linear"
+    assert "subnormal" in ax.get_title() and ax.get_title() != normal.get_title()
+    bottom, top = ax.get_ylim()
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    half_eps = lines["eps/2"].get_ydata()[0]
+    assert half_eps == f16.eps / 2 and bottom < half_eps / 1.5 and half_eps < top
+    bound = np.asarray(lines["bound"].get_ydata())
+    assert bound.max() > 1 and bound.max() <= top  # the bound is drawn whole
+    points = np.asarray(lines["relative error"].get_ydata())
+    assert points.max() <= top and points[points > 0].min() >= bottom

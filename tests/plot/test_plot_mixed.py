@@ -68,14 +68,33 @@ def test_gradient_histogram_shifts_by_log2_scale():
     assert ax.get_xlabel() == "log2 |gradient|"
 
 
-def test_loss_scale_sweep_plots_percentages():
+def test_loss_scale_sweep_plots_percentages_on_a_log_axis():
     sweep = mixed.loss_scale_sweep(mixed.sample_gradients(1000), scales=2.0 ** np.arange(0, 41, 5))
     ax = plot_mixed.plot_loss_scale_sweep(sweep)
+    assert ax.get_yscale() == "log"  # small overflow fractions decide the window
     zero = _line(ax, "became 0")
     assert zero.get_xdata().tolist() == list(range(0, 41, 5))
-    assert zero.get_ydata() == pytest.approx(100 * sweep.fraction_zero)
-    assert _line(ax, "became inf").get_ydata() == pytest.approx(100 * sweep.fraction_overflow)
-    assert ax.get_ylabel() == "% of gradients"
+    drawn = sweep.fraction_zero > 0
+    assert zero.get_ydata()[drawn] == pytest.approx(100 * sweep.fraction_zero[drawn])
+    assert np.all(np.isnan(zero.get_ydata()[~drawn]))  # exactly 0: a gap, not a fake value
+    overflow = _line(ax, "became inf").get_ydata()
+    drawn = sweep.fraction_overflow > 0
+    assert overflow[drawn] == pytest.approx(100 * sweep.fraction_overflow[drawn])
+    assert ax.get_ylabel().startswith("% of gradients")
+
+
+def test_loss_scale_sweep_marks_the_usable_window():
+    sweep = mixed.loss_scale_sweep(mixed.sample_gradients(10_000))
+    lo, hi = sweep.window(1e-3)
+    ax = plot_mixed.plot_loss_scale_sweep(sweep, tolerance=1e-3)
+    (span,) = [p for p in ax.patches if p.get_gid() == "usable window"]
+    x = [span.get_x(), span.get_x() + span.get_width()]  # a Rectangle in axes-x units
+    assert (min(x), max(x)) == (np.log2(lo) - 0.5, np.log2(hi) + 0.5)
+    assert f"2**{np.log2(lo):g} to 2**{np.log2(hi):g}" in span.get_label()
+    assert _line(ax, "tolerance: 0.1%").get_ydata()[0] == pytest.approx(0.1)
+    none = mixed.loss_scale_sweep(mixed.sample_gradients(1000), scales=[1.0, 2.0**40])
+    ax = plot_mixed.plot_loss_scale_sweep(none)
+    assert not [p for p in ax.patches if p.get_gid() == "usable window"]
 
 
 def test_dynamic_loss_scale_marks_skips_and_doublings():
@@ -94,7 +113,14 @@ def test_running_sums_show_the_stall():
     float16 = _line(ax, "float16 accumulator (stalls at 2048)")
     assert float16.get_ydata().max() == 2048
     assert _line(ax, "bfloat16 accumulator (stalls at 256)").get_ydata()[-1] == 256
-    assert _line(ax, "exact").get_ydata()[-1] == 2500
+    exact = _line(ax, "exact")
+    assert exact.get_ydata()[-1] == 2500
+    # The exact line is drawn on top of the accumulators, thinner and dashed, so that it
+    # stays visible where a sum is still exact.
+    others = [line for line in ax.get_lines() if line is not exact]
+    assert all(exact.get_zorder() > line.get_zorder() for line in others)
+    assert all(exact.get_linewidth() < line.get_linewidth() for line in others)
+    assert exact.get_linestyle() != "-"
 
 
 def test_dot_accumulation_lines_are_the_errors():
@@ -105,6 +131,12 @@ def test_dot_accumulation_lines_are_the_errors():
     assert y[positive] == pytest.approx(acc.rel_error["float16"][positive])
     assert np.all(np.isnan(y[~positive]))
     assert ax.get_xscale() == ax.get_yscale() == "log"
+    # Partial sums with error exactly 0 cannot sit on a log axis: they are marked at the
+    # bottom, so that the float32 curve's late start is explained.
+    exact = acc.rel_error["float32"] == 0
+    marks = _line(ax, "float32 sum exact (error 0)")
+    assert marks.get_xdata().tolist() == acc.n_terms[exact].tolist() == [1, 2]
+    assert marks.get_ydata().max() < np.nanmin(_line(ax, "exact products").get_ydata())
 
 
 def test_matmul_error_lines():

@@ -390,6 +390,24 @@ def test_rounding_explorer_invalid_text_keeps_the_explanation():
     assert rx.format.name == "float16" and rx.is_error
 
 
+def test_rounding_explorer_stochastic_mode_shows_each_neighbours_probability():
+    rx = RoundingExplorer("2049.5", "float16")
+    assert "stochastic" in [value for _, value in rx.rounding_dropdown.options]
+    rx.rounding_dropdown.value = "stochastic"
+    assert rx.rounding == "stochastic" and not rx.is_error
+    assert rx.probability_above == Fraction(3, 4)  # (2049.5 - 2048) / (2050 - 2048)
+    assert rx.value == 2050.0  # the likelier neighbour
+    assert "2048 (p = 1/4)" in rx.view.value and "2050 (p = 3/4)" in rx.view.value
+    rx.set_text("-0.1")
+    ex = rx.explanation
+    below, above = Fraction(ex.below.value), Fraction(ex.above.value)
+    assert rx.probability_above == (Fraction(-1, 10) - below) / (above - below)
+    rx.set_text("2048")  # representable: nothing to choose
+    assert rx.probability_above is None and rx.value == 2048.0
+    rx.set_rounding("up")
+    assert rx.probability_above is None and rx.rounding == "up"
+
+
 def test_rounding_explorer_display():
     rx = RoundingExplorer()
     assert rx._repr_mimebundle_()["application/vnd.jupyter.widget-view+json"]["model_id"]
@@ -404,18 +422,18 @@ def density():
 
 
 def test_density_explorer_draws(density):
-    assert density.window == (1.0, 2.0) and density.count == 9
+    assert density.window == (1.0, 2.0) and density.count == 8
     assert density.output.outputs[0]["data"]["image/png"]
-    assert not density.is_error and "9 values of float8_e4m3fn" in density.message
+    assert not density.is_error and "8 values of float8_e4m3fn in [1.0, 2.0)" in density.message
     assert len(density.figure.axes) == 2
 
 
 def test_density_explorer_sliders(density):
     density.binade_slider.value = -3
     assert density.binade == -3 and density.window == (0.125, 0.25)
-    assert density.count == 9
-    density.binade_slider.value = -9  # the subnormals: spacing 2**-9, 1 value + end
-    assert density.count == count_between(2**-9, 2**-8, "float8_e4m3fn") + 1
+    assert density.count == 8
+    density.binade_slider.value = -9  # the subnormals: spacing 2**-9, 1 value
+    assert density.count == count_between(2**-9, 2**-8, "float8_e4m3fn") == 1
     assert (density.binade_slider.min, density.binade_slider.max) == (-9, 8)
     marker = density.figure.axes[1].get_lines()[-1]  # the window on the spacing figure
     assert marker.get_label() == "the number line's window"
@@ -424,9 +442,9 @@ def test_density_explorer_sliders(density):
 
 def test_density_explorer_format_and_zoom():
     dx = DensityExplorer("float16")
-    assert dx.zoom == 5 and dx.count == 33
+    assert dx.zoom == 5 and dx.count == 32
     dx.format_dropdown.value = "float32"
-    assert dx.format.name == "float32" and dx.zoom == 18 and dx.count == 33
+    assert dx.format.name == "float32" and dx.zoom == 18 and dx.count == 32
     dx.zoom_slider.value = 0  # a whole float32 binade: too many ticks to draw
     assert dx.is_error and "no number line" in dx.message
     assert dx.output.outputs[0]["data"]["image/png"]  # the spacing figure is still there
@@ -442,4 +460,20 @@ def test_density_explorer_never_raises_at_float64_extremes():
     d.set_binade(-1074)
     d.set_zoom(5)  # the lowest subnormal binade holds one value: no zoom beyond it
     assert d.zoom == 0 and d.window == (5e-324, 1e-323)
-    assert d.message == "2 values of float64 in [5e-324, 1e-323]"
+    assert d.message == "1 value of float64 in [5e-324, 1e-323)"
+
+
+def test_density_explorer_counts_the_half_open_binade_as_count_between():
+    dx = DensityExplorer("float8_e4m3fn")
+    dx.set_zoom(0)
+    fmt = dx.format
+    counts = {}
+    for k in range(fmt.emin - fmt.mantissa_bits, fmt.emax + 1):
+        dx.set_binade(k)
+        counts[k] = dx.count
+        assert dx.count == count_between(2.0**k, 2.0 ** (k + 1), fmt), k
+        assert dx.message.startswith(f"{dx.count} value")
+    normal = [counts[k] for k in range(fmt.emin, fmt.emax)]
+    assert set(normal) == {2**fmt.mantissa_bits} == {8}  # claim 7: 8 per binade
+    assert counts[fmt.emax] == 7  # the top binade: S.1111.111 is NaN, one fewer
+    assert dx.message == "7 values of float8_e4m3fn in [256.0, 512.0)"
