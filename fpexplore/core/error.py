@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import codes as K
 from ..formats import Format, FormatLike, get_format
 from .lazy import is_dask, map_elementwise
+from .narrow import _holds, result_dtype
 
 __all__ = [
     "RepresentationError",
@@ -151,49 +152,6 @@ def round_to(
 def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
     """A scalar of the result's dtype for scalar input, the array otherwise."""
     return result[()] if np.ndim(values) == 0 else result
-
-
-def _holds(wide: Format, fmt: Format) -> bool:
-    """Whether every value of ``fmt`` (inf and NaN included) is one of ``wide``'s."""
-    return (
-        wide.mantissa_bits >= fmt.mantissa_bits
-        and wide.emax >= fmt.emax
-        and wide.emin - wide.mantissa_bits <= fmt.emin - fmt.mantissa_bits
-        and (wide.has_infinity or not fmt.has_infinity)
-        and (wide.has_nan or not fmt.has_nan)
-    )
-
-
-def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
-    """The dtype of :func:`round_to`'s result for its ``dtype`` argument."""
-    if dtype is None:
-        return np.dtype(np.float64)
-    if isinstance(dtype, str) and dtype == "narrow":
-        for name in ("float16", "float32"):
-            if _holds(get_format(name), fmt):
-                return np.dtype(name)
-        return np.dtype(np.float64)
-    try:
-        target = np.dtype(dtype)
-    except TypeError as error:
-        raise TypeError(
-            f"dtype must be None, 'narrow', a numpy float dtype or an ml_dtypes type, got {dtype!r}"
-        ) from error
-    if target.kind == "f" and target.itemsize <= 8:
-        if not _holds(get_format(target), fmt):
-            raise ValueError(f"dtype {target} cannot hold every {fmt.name} value exactly")
-        return target
-    if target.kind == "V" and target.itemsize * 8 == fmt.bits:
-        try:
-            same = get_format(target) == fmt
-        except (TypeError, ValueError):
-            same = False
-        if same:
-            return target
-    raise ValueError(
-        f"dtype {target} is not a float dtype that holds {fmt.name} values; expected None, "
-        "'narrow', float16/float32/float64 or the format's own ml_dtypes type"
-    )
 
 
 def _ulp_at(x: np.ndarray, fmt: Format) -> NDArray[np.float64]:
