@@ -64,12 +64,14 @@ def _rounder32(fmt: Format, rounding: str, overflow: str | None) -> _Rounder32 |
         return None
     if fmt.emin - m < -149:  # subnormals below float32's
         return None
+    big_code: int | None
     if overflow == "saturate" or not fmt.has_nan:
         big_code, big_bits = fmt.max_code, _bits32(fmt.max)
     elif fmt.has_infinity:
         big_code, big_bits = fmt.inf_code, _INF32
     else:
         big_code, big_bits = fmt.nan_code, 0x7FC0_0000
+    assert big_code is not None
     return _Rounder32(
         fmt, rounding, 23 - m, _bits32(fmt.smallest_normal), _bits32(fmt.max),
         (2.0 ** (scale // 2), 2.0 ** (scale - scale // 2)), ((127 - fmt.bias) << m) % (1 << 32),

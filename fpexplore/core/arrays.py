@@ -65,7 +65,8 @@ class ArrayParts:
     def value(self) -> np.ndarray:
         """Stored values as float64."""
         if is_dask(self.code):
-            return map_elementwise(K.codes_to_values, self.code, np.float64, self.format)
+            lazy: np.ndarray = map_elementwise(K.codes_to_values, self.code, "f8", self.format)
+            return lazy
         return K.codes_to_values(self.code, self.format)
 
     def __len__(self) -> int:
@@ -135,4 +136,5 @@ def _lazy_parts(x: Any, fmt: Format, codes: bool | None) -> ArrayParts:
     code = map_elementwise(_codes_of, x, K.code_dtype(fmt), fmt, codes)
     empty = K.split_codes(np.empty(0, K.code_dtype(fmt)), fmt)
     fields = [map_elementwise(_field, code, empty[i].dtype, fmt, i) for i in range(4)]
-    return ArrayParts(code, *fields, fmt)  # type: ignore[arg-type]
+    sign, exponent, mantissa, kind = fields
+    return ArrayParts(code, sign, exponent, mantissa, kind, fmt)

@@ -138,4 +138,4 @@ def dequantize_blocks(
     values = _element_values(codes, spec) * per_element
     if spec.scale == "e4m3":
         values = values * float(tensor_scale)
-    return values
+    return np.asarray(values)

@@ -96,8 +96,10 @@ class QuantizedBlocks:
         """One block's numbers: ``input``, ``amax``, ``scale_code``, ``scale``,
         ``element_values`` (before scaling), ``codes``, ``values`` and ``abs_error``.
         ``index`` counts blocks in C order over ``scales`` (or is a tuple into it)."""
-        position = np.unravel_index(index, self.scales.shape) if np.ndim(index) == 0 else index
-        position = tuple(int(i) for i in position)
+        if isinstance(index, tuple):
+            position = tuple(int(i) for i in index)
+        else:
+            position = tuple(int(i) for i in np.unravel_index(index, self.scales.shape))
         k, j = self.block_size, position[self.axis]
         moved = [np.moveaxis(a, self.axis, -1) for a in (self.input, self.codes, self.values)]
         rest = position[: self.axis] + position[self.axis + 1 :]
@@ -132,17 +134,17 @@ class QuantizedBlocks:
 def _round_integers(t: np.ndarray, rounding: str, rng: Any) -> np.ndarray:
     """Round float64 to integers (as float64) by a signed rounding mode."""
     if rounding == "nearest_even":
-        return np.rint(t)
+        return np.asarray(np.rint(t))
     if rounding == "nearest_away":
-        return np.copysign(np.floor(np.abs(t) + 0.5), t)
+        return np.asarray(np.copysign(np.floor(np.abs(t) + 0.5), t))
     if rounding == "toward_zero":
-        return np.trunc(t)
+        return np.asarray(np.trunc(t))
     if rounding == "up":
-        return np.ceil(t)
+        return np.asarray(np.ceil(t))
     if rounding == "down":
-        return np.floor(t)
+        return np.asarray(np.floor(t))
     floor = np.floor(t)
-    return floor + (np.random.default_rng(rng).random(t.shape) < t - floor)
+    return np.asarray(floor + (np.random.default_rng(rng).random(t.shape) < t - floor))
 
 
 def _encode_elements(scaled: np.ndarray, spec: BlockFormat, rounding: str, rng: Any) -> Any:

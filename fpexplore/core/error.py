@@ -292,4 +292,4 @@ def _lazy_errors(x: Any, fmt: Format, rounding: str, overflow: Any) -> Represent
         _stacked_errors, fmt, rounding, overflow, new_axis=0, chunks=((4,), *x.chunks),
         dtype=np.float64, meta=np.empty((0,) * (x.ndim + 1)), token="representation_error",
     )  # fmt: skip
-    return RepresentationError(x, *(stacked[i] for i in range(4)), fmt)
+    return RepresentationError(x, stacked[0], stacked[1], stacked[2], stacked[3], fmt)

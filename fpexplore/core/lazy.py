@@ -49,7 +49,7 @@ def map_elementwise(func: Any, x: Any, out_dtype: Any, *args: Any, **kwargs: Any
 class _Bound:
     """``func(chunk, *args, **kwargs)``: a picklable partial with the chunk first."""
 
-    def __init__(self, func: Any, args: tuple, kwargs: dict) -> None:
+    def __init__(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.func, self.args, self.kwargs = func, args, kwargs
 
     def __call__(self, chunk: Any) -> Any:

@@ -38,7 +38,7 @@ def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
                 return np.dtype(name)
         return np.dtype(np.float64)
     try:
-        target = np.dtype(dtype)
+        target: np.dtype[Any] = np.dtype(dtype)
     except TypeError as error:
         raise TypeError(
             f"dtype must be None, 'narrow', a numpy float dtype or an ml_dtypes type, got {dtype!r}"

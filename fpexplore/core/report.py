@@ -89,7 +89,8 @@ class TensorReport:
         return str(self.table())
 
     def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
+        html: str = self.table()._repr_html_()
+        return html
 
     def plot(self, ax: Any = None) -> Any:
         """The histogram of log2|x| with each format's ranges over it; returns the Axes."""
@@ -98,12 +99,12 @@ class TensorReport:
         return plot_report(self, ax=ax)
 
 
-def _parse_formats(formats: Any) -> tuple[list[Format | BlockFormat], list[tuple]]:
+def _parse_formats(formats: Any) -> tuple[list[Format | BlockFormat], list[S.Row]]:
     """The formats asked for, and the rows ``(scaling, format, block format)``."""
     if isinstance(formats, str | Format | BlockFormat) or not hasattr(formats, "__iter__"):
         formats = [formats]
     parsed: list[Format | BlockFormat] = []
-    rows: list[tuple] = []
+    rows: list[S.Row] = []
     for spec in formats:
         if isinstance(spec, BlockFormat) or (isinstance(spec, str) and _is_block(spec)):
             block = get_block_format(spec)
@@ -128,7 +129,9 @@ def _is_block(name: str) -> bool:
     return True
 
 
-def _records(total: dict[str, Any], rows: list[tuple], amax: float, exact: bool) -> list[dict]:
+def _records(
+    total: dict[str, Any], rows: list[S.Row], amax: float, exact: bool
+) -> list[dict[str, Any]]:
     from .scaling import compute_scale
 
     records = []
@@ -189,19 +192,28 @@ def _amax(chunk: np.ndarray) -> float:
     return float(finite.max()) if finite.size else 0.0
 
 
-def _report(total: dict, rows: list, amax: float, exact: bool, parsed: list, dtype: Any) -> Any:
+def _report(
+    total: dict[str, Any],
+    rows: list[S.Row],
+    amax: float,
+    exact: bool,
+    parsed: list[Format | BlockFormat],
+    dtype: Any,
+) -> TensorReport:
     return TensorReport(
         _records(total, rows, amax, exact), total["n"], total["finite"], amax, exact, parsed,
         total["log2_hist"], total["log2_zero"], str(np.dtype(dtype)),
     )  # fmt: skip
 
 
-def _chunk_partials(chunk: np.ndarray, rows: list, amax: float) -> dict[str, Any]:
+def _chunk_partials(chunk: np.ndarray, rows: list[S.Row], amax: float) -> dict[str, Any]:
     return S.partials(chunk, rows, amax)
 
 
-def _dask_report(x: Any, parsed: list, rows: list) -> TensorReport:
+def _dask_report(x: Any, parsed: list[Format | BlockFormat], rows: list[S.Row]) -> TensorReport:
     import dask
+
+    compute: Any = dask.compute  # (untyped)
 
     check_known_chunks(x, "tensor_report")
     if x.dtype.kind not in "fiu":
@@ -214,13 +226,13 @@ def _dask_report(x: Any, parsed: list, rows: list) -> TensorReport:
         x = x.rechunk({x.ndim - 1: step})
     chunks = x.to_delayed().ravel().tolist()
     amax_parts = [dask.delayed(_amax)(c) for c in chunks]
-    (amax,) = dask.compute(_tree(amax_parts, max))
+    (amax,) = compute(_tree(amax_parts, max))
     parts = [dask.delayed(_chunk_partials)(c, rows, amax) for c in chunks]
-    (total,) = dask.compute(_tree(parts, S.combine))
+    (total,) = compute(_tree(parts, S.combine))
     return _report(total, rows, amax, False, parsed, x.dtype)
 
 
-def _tree(parts: list, func: Any) -> Any:
+def _tree(parts: list[Any], func: Any) -> Any:
     """Pairwise reduction of delayed values, so that finished partials are freed."""
     import dask
 

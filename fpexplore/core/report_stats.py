@@ -29,7 +29,8 @@ import numpy as np
 
 from .. import codes as K
 from ..formats import Format
-from .blocks import BlockFormat, _element_values, quantize_blocks
+from .block_formats import _element_values
+from .blocks import BlockFormat, quantize_blocks
 from .scaling import compute_scale
 
 REL_LOW, REL_HIGH, REL_BITS = -128, 8, 6  # 2**REL_BITS bins an octave
@@ -41,6 +42,8 @@ LOG2_LOW, LOG2_HIGH, LOG2_BITS = -160, 160, 2  # the histogram of |x| (the figur
 N_LOG2_BINS = (LOG2_HIGH - LOG2_LOW) << LOG2_BITS
 _LOG2_BASE = (1023 + LOG2_LOW) << LOG2_BITS
 PIECE = 1 << 16  # elements worked on at a time
+Row = tuple[str, Any, Any, str]
+"""A report row: (scaling, format or None, block format or None, label)."""
 
 
 def _binned(a: np.ndarray, valid: np.ndarray, bits: int, base: int, n: int) -> np.ndarray:
@@ -71,15 +74,15 @@ def log2_edges() -> np.ndarray:
 def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
     """Scaled values that round (to nearest even) beyond the largest finite value."""
     if fmt is None:  # MXINT8 elements: k/64, k in -128..127
-        return (y * 64.0 >= 127.5) | (y * 64.0 < -128.5)
+        return np.asarray((y * 64.0 >= 127.5) | (y * 64.0 < -128.5))
     top = fmt.max + 2.0 ** (fmt.emax - fmt.mantissa_bits - 1)
     odd = fmt.max_mantissa % 2 == 1  # a tie at ``top`` rounds away from max
     a = np.abs(y)
-    return (a >= top) if odd else (a > top)
+    return np.asarray((a >= top) if odd else (a > top))
 
 
 def _scaled_results(
-    x: np.ndarray, row: tuple, amax: float
+    x: np.ndarray, row: Row, amax: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Format | None]:
     """(q, y, stored, element format): the unscaled result, the scaled input, the
     stored (scaled) result of each element."""
@@ -92,12 +95,12 @@ def _scaled_results(
         y = x.astype(np.float64) * s
         stored = K.round_values(y, fmt, overflow="saturate")
         return stored / s, y, stored, fmt
-    q = quantize_blocks(x, block, axis=-1, tensor_amax=amax if block.scale == "e4m3" else None)
-    scale = np.repeat(q.scale_values * (q.tensor_scale or 1.0), block.block_size, axis=-1)
-    scale = scale[..., : x.shape[-1]]
+    blocks = quantize_blocks(x, block, axis=-1, tensor_amax=amax if block.scale == "e4m3" else None)
+    factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
+    scale = np.repeat(factor, block.block_size, axis=-1)[..., : x.shape[-1]]
     with np.errstate(invalid="ignore", divide="ignore"):
         y = np.where(scale > 0, x / scale, 0.0)  # a zero block scale flushes its block
-    return q.values, y, _element_values(q.codes, block), block.element_format
+    return blocks.values, y, _element_values(blocks.codes, block), block.element_format
 
 
 def _pieces(x: np.ndarray) -> list[np.ndarray]:
@@ -110,7 +113,7 @@ def _pieces(x: np.ndarray) -> list[np.ndarray]:
 
 
 def partials(
-    x: np.ndarray, rows: list[tuple], amax: float, *, keep_rel: bool = False
+    x: np.ndarray, rows: list[Row], amax: float, *, keep_rel: bool = False
 ) -> dict[str, Any]:
     """The combinable statistics of one chunk ``x`` for each row ``(scaling, format,
     block format or None, ...)``; ``amax`` is the whole tensor's (for per-tensor
@@ -125,7 +128,7 @@ def partials(
     return total
 
 
-def _piece_partials(x: np.ndarray, rows: list[tuple], amax: float, keep_rel: bool) -> dict:
+def _piece_partials(x: np.ndarray, rows: list[Row], amax: float, keep_rel: bool) -> dict[str, Any]:
     x64 = x.astype(np.float64)
     finite = np.isfinite(x64)
     all_finite = bool(finite.all())

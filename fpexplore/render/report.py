@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from .table import Table
@@ -51,6 +52,6 @@ def report_table(report: Any) -> Table:
         "per_tensor: scaled by max / amax (float32), saturating; block: OCP MX (32 elements, "
         "E8M0 scale) or NVFP4 (16, E4M3 scale and a float32 per-tensor scale)",
     ]
-    formatters = {c: _short for c in _COLUMNS[5:8]}
+    formatters: dict[str, Callable[[Any], str]] = {c: _short for c in _COLUMNS[5:8]}
     formatters["snr_db"] = _snr
     return Table(list(_COLUMNS), rows, title="tensor report", notes=notes, formatters=formatters)
