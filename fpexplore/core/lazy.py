@@ -16,6 +16,7 @@ False
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
@@ -93,7 +94,7 @@ def from_npy(path: str, chunk_rows: int = 1 << 22) -> Any:
         Rows (entries of the first axis) per chunk.
     """
     da = _require_dask()
-    import dask
+    dask: Any = importlib.import_module("dask")  # (untyped)
 
     header = np.load(path, mmap_mode="r")
     shape, dtype = header.shape, header.dtype

@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,9 +212,9 @@ def _chunk_partials(chunk: np.ndarray, rows: list[S.Row], amax: float) -> dict[s
 
 
 def _dask_report(x: Any, parsed: list[Format | BlockFormat], rows: list[S.Row]) -> TensorReport:
-    import dask
+    dask: Any = importlib.import_module("dask")  # (untyped)
 
-    compute: Any = dask.compute  # (untyped)
+    compute = dask.compute
 
     check_known_chunks(x, "tensor_report")
     if x.dtype.kind not in "fiu":
@@ -234,7 +235,7 @@ def _dask_report(x: Any, parsed: list[Format | BlockFormat], rows: list[S.Row]) 
 
 def _tree(parts: list[Any], func: Any) -> Any:
     """Pairwise reduction of delayed values, so that finished partials are freed."""
-    import dask
+    dask: Any = importlib.import_module("dask")  # (untyped)
 
     combine = dask.delayed(func)
     while len(parts) > 1:
