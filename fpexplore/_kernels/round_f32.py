@@ -49,6 +49,7 @@ class _Rounder32(NamedTuple):
     big_code: int  # magnitude code of an overflow rounded away from zero
     big_bits: int  # its float32 bits
     overflow: str | None
+    float32_exponents: bool  # float32's exponent range and inf, nearest-even, no saturation
 
 
 def _bits32(x: float) -> int:
@@ -76,6 +77,8 @@ def _rounder32(fmt: Format, rounding: str, overflow: str | None) -> _Rounder32 |
         fmt, rounding, 23 - m, _bits32(fmt.smallest_normal), _bits32(fmt.max),
         (2.0 ** (scale // 2), 2.0 ** (scale - scale // 2)), ((127 - fmt.bias) << m) % (1 << 32),
         big_code, big_bits, overflow,
+        fmt.emin == -126 and fmt.emax == 127 and fmt.has_infinity
+        and rounding == "nearest_even" and overflow is None,
     )  # fmt: skip
 
 
@@ -140,6 +143,11 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
     as_codes = out.dtype.kind == "u"
     bits = x.view(np.uint32)
     a, rounded, work, mask = s.a[:k], s.rounded[:k], s.work[:k], s.mask[:k]
+    if r.float32_exponents and not as_codes and not np.isnan(np.max(x)):
+        # bfloat16, TF32 under nearest-even: float32's exponents, subnormals, infinities
+        # and overflow to inf; only a NaN (its payload) needs the general path
+        _round_magnitudes32(bits, bits, r, out.view(np.uint32), work)
+        return
     # a format sharing float32's exponent range (bfloat16, TF32) has float32's subnormals
     need_low = r.fmt.emin > -126
     low, high = _magnitude_range(bits, need_low)
