@@ -46,11 +46,6 @@ SCALINGS = ("none", "per_tensor", "block")
 MX_OF_ELEMENT = {spec.element: spec for spec in BLOCK_FORMATS.values() if spec.name != "nvfp4"}
 """The MX block format of each element format (the ``block`` row of a plain format)."""
 
-_COLUMNS = (
-    "format", "scaling", "overflow", "flushed_to_zero", "subnormal", "median_rel_error",
-    "p99_rel_error", "max_rel_error", "snr_db",
-)  # fmt: skip
-
 
 @dataclass(frozen=True, eq=False)
 class TensorReport:
