@@ -137,7 +137,7 @@ def round_to(
     target = result_dtype(fmt, dtype)
     if is_dask(values):
         return map_elementwise(
-            round_to, values, target, fmt, rounding, overflow=overflow, rng=rng, dtype=target
+            round_to, values, target, fmt, rounding, overflow=overflow, rng=rng, dtype=dtype
         )
     if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
         codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
