@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeAlias, overload
 
 import numpy as np
@@ -142,11 +143,22 @@ def round_to(
     if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
         codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
         return _narrow_shaped(codes.view(target), values)
+    if fmt.bits <= 8 and target.itemsize <= 4:  # a table of every code's value, indexed
+        codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
+        return _narrow_shaped(_value_table(fmt, target)[codes], values)
     wide = np.float32 if target.itemsize <= 4 and _holds(get_format("float32"), fmt) else None
     result = K.round_values(values, fmt, rounding, overflow=overflow, rng=rng, dtype=wide or "f8")
     if target == np.float64:
         return _shaped(result, values)
     return _narrow_shaped(result.astype(target, copy=False), values)
+
+
+@lru_cache(maxsize=64)
+def _value_table(fmt: Format, dtype: np.dtype[Any]) -> NDArray[Any]:
+    """The value of every code of a format of at most 8 bits, in ``dtype`` (exact)."""
+    every_code = np.arange(1 << fmt.bits, dtype=K.code_dtype(fmt))
+    table: NDArray[Any] = K.codes_to_values(every_code, fmt).astype(dtype)
+    return table
 
 
 def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
