@@ -1,0 +1,111 @@
+"""Sphinx configuration of fpexplore's documentation site.
+
+Build it (warnings are errors) with::
+
+    pip install -e ".[docs,keras]"
+    python -m sphinx -W -b html docs docs/_build/html
+
+The course notebooks are copied from ``notebooks/`` into ``docs/course/`` (not kept in git)
+and executed at every build. The site works offline: MathJax is served from the build, and widget
+outputs are shown as static snapshots.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+
+def _sync_course(source: Path, target: Path) -> None:
+    """Copy the course (its notebooks and any file they use) into the docs, touching only
+    the files that changed, so that Sphinx rebuilds only what changed."""
+
+    def wanted(path: Path) -> bool:
+        parts = path.relative_to(source).parts
+        return path.is_file() and not any(p.startswith(".") or p == "__pycache__" for p in parts)
+
+    files = {p.relative_to(source) for p in source.rglob("*") if wanted(p)}
+    if target.exists():
+        for old in target.rglob("*"):
+            if old.is_file() and old.relative_to(target) not in files:
+                old.unlink()
+    for name in sorted(files):
+        src, dst = source / name, target / name
+        if not dst.exists() or dst.read_bytes() != src.read_bytes():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+
+
+_sync_course(DOCS.parent / "notebooks", DOCS / "course")
+
+import fpexplore  # noqa: E402
+
+project = "fpexplore"
+author = "The fpexplore developers"
+copyright = "2026, The fpexplore developers"
+release = version = fpexplore.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+    "myst_nb",
+    "fpx_docs",
+]
+
+# In the course, only the notebooks are pages (a README or other Markdown there is not).
+exclude_patterns = ["_build", "jupyter_execute", "**/.ipynb_checkpoints", "course/**.md"]
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
+
+# --- API reference: numpy-style docstrings through napoleon --------------------------------
+autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_typehints = "description"
+autodoc_typehints_format = "short"
+autodoc_preserve_defaults = True
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_rtype = False
+napoleon_use_ivar = True  # "Attributes" sections as fields: properties are documented once
+
+# --- the course: executed at every build -----------------------------------------------------
+# Notebook 06 needs Keras and a backend ("fpexplore[keras]", Python 3.11+). Without them it is
+# shown unexecuted, under a warning box that says why (fpx_docs.py adds the box).
+KERAS_NOTEBOOK = "course/06-mixed-precision-keras"
+HAVE_KERAS = all(importlib.util.find_spec(name) for name in ("keras", "jax"))
+nb_execution_mode = "force"
+nb_execution_timeout = 600  # seconds per cell
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{KERAS_NOTEBOOK}.ipynb"]
+nb_merge_streams = True
+# No widget manager from a CDN: fpx_docs.py replaces each widget by a static snapshot.
+nb_ipywidgets_js = {}
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "tasklist"]
+myst_heading_anchors = 3
+
+# --- offline: MathJax 3 from the build, never a CDN ---------------------------------------
+# The package sphinx-mathjax-offline (a pinned "docs" dependency) carries MathJax 3.2.2;
+# fpx_docs.py copies the files this site needs into _static/mathjax.
+mathjax_path = "mathjax/tex-chtml.js"
+
+# --- HTML -------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"fpexplore {release}"
+html_static_path = ["_static"]
+html_css_files = ["fpx.css"]
+html_show_sourcelink = False
+html_copy_source = False
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": [],
+}
+html_context = {"default_mode": "light"}
