@@ -97,10 +97,9 @@ def decode_array(
     ----------
     values_or_codes : array_like
         Floats are values; unsigned/signed integers are bit patterns, unless
-        ``codes=False`` says they are values.
-
-    A dask array gives an :class:`ArrayParts` of dask arrays (``kind`` a plain
-    uint8 array of :data:`fpexplore.codes.KIND_CODES`), computed chunk by chunk.
+        ``codes=False`` says they are values. A dask array gives an
+        :class:`ArrayParts` of dask arrays (``kind`` a plain uint8 array of
+        :data:`fpexplore.codes.KIND_CODES`), computed chunk by chunk.
 
     Examples
     --------
