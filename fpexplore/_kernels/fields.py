@@ -13,6 +13,7 @@ import numpy as np
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _blend, _mask_where, _run_blocks, _Scratch
 from .dtypes import _INF_BITS, _NAN_BITS, _field_dtype, _native, check_codes
+from .tables import tables
 
 
 class Kind(str, Enum):
@@ -137,6 +138,12 @@ array([2, 3], dtype=uint8))
             "out must hold four contiguous arrays (or None) of the codes' shape with dtypes "
             f"{', '.join(d.name for d in dtypes)}"
         )
+    if fmt.tabulated:
+        t = tables(fmt)
+        for table, result in zip((t.sign, t.exponent, t.mantissa, t.kind), out, strict=True):
+            if result is not None:
+                np.take(table, c, out=result)
+        return out
     sign, exponent, mantissa, kind = (None if a is None else a.reshape(-1) for a in out)
     flat = c.reshape(-1)
     exponent_mask, mantissa_mask = (1 << e) - 1, (1 << m) - 1
@@ -206,6 +213,8 @@ def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
     """
     fmt = get_format(fmt)
     c = check_codes(codes, fmt)
+    if fmt.tabulated:
+        return tables(fmt).values[c]
     out = np.empty(c.shape, np.float64)
     flat, dst = c.reshape(-1), out.reshape(-1)
     native = _native(fmt)

@@ -9,6 +9,7 @@ import numpy as np
 from ..formats import FormatLike, get_format
 from .dtypes import check_codes, code_dtype
 from .fields import KIND_CODES, Kind, classify
+from .tables import tables
 
 
 def next_up_codes(codes: Any, fmt: FormatLike) -> np.ndarray:
@@ -17,8 +18,12 @@ def next_up_codes(codes: Any, fmt: FormatLike) -> np.ndarray:
     +-0 go to the smallest subnormal, -smallest subnormal to -0, +inf and NaN
     stay, -inf goes to -max. Above +max: +inf in IEEE formats, NaN in 'fn'
     formats (what overflow gives there), +max again in formats with neither.
+    The tabulated formats follow the same rule: fnuz and E8M0 go to their NaN
+    past their last value (below E8M0's smallest too), P3109 to its infinity.
     """
     fmt = get_format(fmt)
+    if fmt.tabulated:
+        return tables(fmt).next_up[check_codes(codes, fmt)]
     c = check_codes(codes, fmt).astype(np.uint64)
     sign_mask = np.uint64(fmt.sign_mask)
     negative = (c & sign_mask) != 0
@@ -44,5 +49,7 @@ def next_up_codes(codes: Any, fmt: FormatLike) -> np.ndarray:
 def next_down_codes(codes: Any, fmt: FormatLike) -> np.ndarray:
     """The code of the next value below each code's value: ``-next_up(-x)``."""
     fmt = get_format(fmt)
+    if fmt.tabulated:  # no sign to flip in unsigned formats, and -0 is NaN in fnuz ones
+        return tables(fmt).next_down[check_codes(codes, fmt)]
     flip = code_dtype(fmt).type(fmt.sign_mask)
     return next_up_codes(check_codes(codes, fmt) ^ flip, fmt) ^ flip

@@ -47,8 +47,8 @@ class _Rounder(NamedTuple):
 @lru_cache(maxsize=128)
 def _rounder(fmt: Format, rounding: str, overflow: str | None) -> _Rounder | None:
     """The constants of the blocked kernels, or None where they do not apply
-    (stochastic rounding; formats with normals below float64's)."""
-    if rounding == "stochastic" or fmt.emin < -1022:
+    (stochastic rounding; formats with normals below float64's; tabulated formats)."""
+    if rounding == "stochastic" or fmt.emin < -1022 or fmt.tabulated:
         return None
     native = _native(fmt) if rounding == "nearest_even" and overflow is None else None
     m = fmt.mantissa_bits

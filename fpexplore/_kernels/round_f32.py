@@ -61,7 +61,7 @@ def _rounder32(fmt: Format, rounding: str, overflow: str | None) -> _Rounder32 |
     """Constants for float32 inputs, or None where this path does not apply
     (stochastic rounding; formats reaching outside float32's exponent range)."""
     m, scale = fmt.mantissa_bits, fmt.mantissa_bits - fmt.emin
-    if rounding == "stochastic" or m > 23 or fmt.emin < -126 or fmt.emax > 127:
+    if rounding == "stochastic" or fmt.tabulated or m > 23 or fmt.emin < -126 or fmt.emax > 127:
         return None
     if fmt.emin - m < -149:  # subnormals below float32's
         return None

@@ -16,6 +16,7 @@ from .fields import codes_to_values
 from .round_blocked import _round_into, _rounder
 from .round_f32 import _rounder32, _Scratch32, round_block32
 from .round_general import _round_block_float
+from .tables import round_table
 
 
 def _round_array(
@@ -87,6 +88,9 @@ def round_codes(
     out = np.empty(flat.shape, dtype=code_dtype(fmt))
     for start in range(0, flat.size, BLOCK):
         block = slice(start, start + BLOCK)
+        if fmt.tabulated:
+            out[block] = round_table(flat[block], fmt, rounding, overflow, rng)
+            continue
         with np.errstate(invalid="ignore", over="ignore"):
             out[block] = _round_block_float(flat[block], fmt, rounding, overflow, rng)
     return out.reshape(x.shape)

@@ -102,14 +102,14 @@ class Census:
         columns = [list(Kind).index(k) for k in finite]
         hair = Fraction(fmt.smallest_subnormal) / 2
         rows = []
-        for sign in (0, 1):
+        for sign in (0, 1) if fmt.is_signed else (0,):
             for exponent in range(fmt.max_exponent_field + 1):
                 if not self._covers(sign, exponent):
                     continue
-                if exponent == 0:
+                if exponent == 0 and fmt.has_subnormals:
                     lo, hi = Fraction(fmt.smallest_subnormal), Fraction(fmt.smallest_normal)
                 else:
-                    lo = Fraction(2) ** (exponent - fmt.bias)
+                    lo = Fraction(2) ** fmt.field_exponent(exponent)
                     hi = 2 * lo
                 if sign:
                     closed = count_between(-hi + hair, -lo + hair, fmt)
@@ -127,8 +127,9 @@ class Census:
         if self.start != 0 or self.stop != self.format.n_codes:
             return True
         fmt, kinds = self.format, self.by_kind()
-        finite_values = kinds["zero"] // 2 + kinds["subnormal"] + kinds["normal"]
-        everything = count_between("-inf", "inf", fmt) - (1 if fmt.has_infinity else 0)
+        zeros = kinds["zero"] // (2 if fmt.has_negative_zero else 1)  # one value
+        finite_values = zeros + kinds["subnormal"] + kinds["normal"]
+        everything = count_between("-inf", "inf", fmt) - (1 if fmt.n_inf == 2 else 0)  # -inf
         return (
             finite_values == everything == fmt.n_finite
             and kinds["inf"] == fmt.n_inf

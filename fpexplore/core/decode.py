@@ -118,7 +118,7 @@ class FloatParts:
         subnormals and zero); None for inf/NaN."""
         if not self.is_finite:
             return None
-        return max(self.exponent, 1) - self.format.bias
+        return self.format.field_exponent(self.exponent)
 
     @property
     def significand(self) -> Fraction | None:
@@ -170,7 +170,7 @@ class FloatParts:
         the smallest subnormal at zero; NaN for inf/NaN."""
         if not self.is_finite:
             return math.nan
-        exponent = max(self.exponent, 1) - self.format.bias - self.format.mantissa_bits
+        exponent = self.format.field_exponent(self.exponent) - self.format.mantissa_bits
         return math.ldexp(1.0, exponent)
 
     # -- errors -------------------------------------------------------------------

@@ -34,22 +34,42 @@ def _bound(x: Any, name: str) -> ExactReal:
     return exact
 
 
+def _ranks(fmt: Format) -> tuple[int, int, int]:
+    """(values below zero, whether zero is one, positive finite values): the
+    values in ascending order are -inf, the negatives, zero, the positives, +inf."""
+    positives = fmt.n_positive
+    below_zero = (positives + int(fmt.has_infinity)) if fmt.is_signed else 0
+    return below_zero, int(fmt.has_zero), positives
+
+
+def _positives_below(r: Fraction, fmt: Format) -> int:
+    """Number of positive finite values v < r (r > 0)."""
+    if r > Fraction(fmt.max):
+        return fmt.n_positive
+    at_least_r = round_real(ExactReal(0, r), fmt, "up")  # a magnitude code
+    return at_least_r - int(fmt.has_zero)
+
+
 def _count_below(t: ExactReal, fmt: Format) -> int:
     """Number of representable non-NaN values v < t (zero once, +-inf included)."""
-    positives = fmt.max_code  # codes 1..max_code are the positive finite values
-    has_inf = int(fmt.has_infinity)
+    below_zero, zero, positives = _ranks(fmt)
     if t.special == "inf":
-        return 0 if t.sign else has_inf + 2 * positives + 1
+        return 0 if t.sign else below_zero + zero + positives
     assert t.magnitude is not None  # finite: _bound refuses NaN
     if t.magnitude == 0:
-        return has_inf + positives
+        return below_zero
     if t.sign:  # below -r: -inf and the negatives of magnitude > r
-        at_most_r = round_real(t._replace(sign=0), fmt, "toward_zero", "saturate")
-        return has_inf + positives - at_most_r
-    if t.magnitude > Fraction(fmt.max):
-        return has_inf + 2 * positives + 1
-    at_least_t = round_real(t, fmt, "up")
-    return has_inf + positives + at_least_t  # = ... + 1 (zero) + (at_least_t - 1)
+        if not fmt.is_signed:
+            return 0
+        r = t.magnitude
+        at_most_r = _positives_below(r, fmt) + (r <= Fraction(fmt.max) and _representable(r, fmt))
+        return below_zero - at_most_r
+    return below_zero + zero + _positives_below(t.magnitude, fmt)
+
+
+def _representable(r: Fraction, fmt: Format) -> bool:
+    code = round_real(ExactReal(0, r), fmt, "up")
+    return Fraction(float(K.codes_to_values(np.array([code]), fmt)[0])) == r
 
 
 def count_between(lo: Any, hi: Any, fmt: FormatLike) -> int:
@@ -72,14 +92,17 @@ def count_between(lo: Any, hi: Any, fmt: FormatLike) -> int:
     return max(0, _count_below(high, fmt) - _count_below(low, fmt))
 
 
-def _values_at(rank: np.ndarray, fmt: Format) -> np.ndarray:
-    """The representable values at signed ranks: 0 is zero, +k the k-th positive
-    value (its code is k), -k its negative, and +-(max_code + 1) the infinities."""
-    positives = fmt.max_code
-    code = np.abs(rank).astype(np.uint64)
-    values = K.codes_to_values(np.minimum(code, positives).astype(K.code_dtype(fmt)), fmt)
-    values[code > positives] = np.inf
-    return np.where(rank < 0, -values, values)
+def _values_at(offset: np.ndarray, fmt: Format) -> np.ndarray:
+    """The representable values at offsets from the first value not below zero
+    (see _ranks): 0 is zero (or the smallest positive value without zero), -1
+    the negative value nearest zero, and so on."""
+    _, zero, positives = _ranks(fmt)
+    magnitude_k = np.where(offset < 0, -1 - offset, offset - zero)  # from 0 up, both sides
+    code = np.clip(magnitude_k, 0, positives - 1) + zero
+    values = K.codes_to_values(code.astype(K.code_dtype(fmt)), fmt)
+    values[magnitude_k >= positives] = np.inf
+    values[magnitude_k < 0] = 0.0
+    return np.where(offset < 0, -values, values)
 
 
 def values_between(lo: Any, hi: Any, fmt: FormatLike, *, limit: int | None = 100_000) -> np.ndarray:
@@ -106,8 +129,8 @@ def values_between(lo: Any, hi: Any, fmt: FormatLike, *, limit: int | None = 100
         )
     if stop <= start:
         return np.empty(0)
-    first_rank = start - int(fmt.has_infinity) - fmt.max_code  # ranks fit in int64
-    return _values_at(np.arange(first_rank, first_rank + stop - start, dtype=np.int64), fmt)
+    first = start - _ranks(fmt)[0]  # offsets fit in int64, ranks may not
+    return _values_at(np.arange(first, first + stop - start, dtype=np.int64), fmt)
 
 
 @dataclass(frozen=True)

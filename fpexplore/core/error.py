@@ -209,6 +209,8 @@ def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float
     """
     fmt = get_format(fmt)
     x = np.atleast_1d(K._as_float64(values))
+    if not fmt.is_signed:
+        return _shaped(_unsigned_step(x, fmt, up=True).reshape(np.shape(values)), values)
     code = K.round_codes(x, fmt, "up")
     stored = K.codes_to_values(code, fmt)
     on_grid = stored == x
@@ -225,7 +227,29 @@ def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.flo
 def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The largest representable value of ``fmt`` strictly below each value."""
     x = K._as_float64(values)
-    return _shaped(-np.asarray(next_up(-x, fmt)), values)
+    fmt = get_format(fmt)
+    if not fmt.is_signed:  # no -x to step up from
+        step = _unsigned_step(np.atleast_1d(x), fmt, up=False)
+        return _shaped(step.reshape(np.shape(values)), values)
+    below = -np.asarray(next_up(-x, fmt))
+    if not fmt.has_negative_zero:  # fnuz, P3109: the zero below a tiny positive is +0
+        below = below + 0.0
+    return _shaped(below, values)
+
+
+def _unsigned_step(x: NDArray[np.float64], fmt: Format, *, up: bool) -> NDArray[np.float64]:
+    """next_up / next_down in an unsigned format (E8M0), whose values start at zero
+    or at its smallest value and which rounds negatives to NaN: the neighbour in
+    the sorted list of its values; NaN where there is none (past the largest
+    value, as overflow gives, or below the smallest)."""
+    every = K.codes_to_values(np.arange(fmt.n_codes), fmt)
+    ordered = np.unique(every[~np.isnan(every)])
+    if up:
+        index = np.searchsorted(ordered, x, side="right")
+    else:
+        index = np.searchsorted(ordered, x, side="left") - 1
+    inside = (index >= 0) & (index < ordered.size) & ~np.isnan(x)
+    return np.where(inside, ordered[np.clip(index, 0, ordered.size - 1)], np.nan)
 
 
 @dataclass(frozen=True, eq=False)

@@ -158,6 +158,14 @@ class RoundingExplanation:
         return self.position is None or self.position == 0
 
     @property
+    def out_of_domain(self) -> bool:
+        """True for a number the format has no value near on one side or both:
+        a negative number in an unsigned format, zero or a value below
+        ``2**-127`` in E8M0 (there the modes that find no value give NaN)."""
+        finite = self.below.is_finite and self.above.is_finite
+        return self.exact is not None and self.position is None and not finite
+
+    @property
     def is_tie(self) -> bool:
         """True when the input is exactly halfway between its neighbours."""
         return self.position == Fraction(1, 2)
@@ -166,6 +174,8 @@ class RoundingExplanation:
         """Where the input lies (for the text and HTML forms)."""
         if self.exact is None:
             return [f"special value: {self.result.value!r} ({self.result.hex})"]
+        if self.out_of_domain:
+            return [f"outside the values of {self.format.name}: no value on one side or both"]
         if self.is_exact:
             return [f"exactly representable: {self.below.value!r} ({self.below.hex})"]
         assert self.position is not None  # set for every finite input that is not exact
@@ -239,7 +249,12 @@ def _direction(mode: str, ex: RoundingExplanation) -> tuple[bool, str]:
     if mode == "nearest_even" and ex.is_tie:
         nearer_zero = ex.above if negative else ex.below
         away = bool(nearer_zero.code & 1)  # its last mantissa bit is 1: odd
-        return away, f"{how}; ties to even takes the neighbour whose last mantissa bit is 0"
+        rule = "whose last mantissa bit is 0"
+        if ex.format.mantissa_bits == 0 and not ex.format.ties_to_even_code:
+            away, rule = nearer_zero.exact != 0, "with the even significand (here the larger)"
+        elif ex.format.mantissa_bits == 0:
+            rule = "whose code is even (P3109, as gfloat)"
+        return away, f"{how}; ties to even takes the neighbour {rule}"
     if mode in ("nearest_even", "nearest_away"):
         tie_rule = "; ties go away from zero" if ex.is_tie else ""
         return pos >= Fraction(1, 2), how + tie_rule
@@ -302,10 +317,9 @@ def explain_rounding(
     below, above = results["down"], results["up"]
     exact = results["nearest_even"].input_exact
     spacing = position = guard = round_bit = sticky = None
-    if exact is not None and exact != 0:
-        negative = exact < 0
-        nearer_zero = above if negative else below
-        assert nearer_zero.exact is not None  # a finite input has finite neighbours
+    nearer_zero = above if exact is not None and exact < 0 else below
+    if exact is not None and exact != 0 and nearer_zero.is_finite:
+        assert nearer_zero.exact is not None  # a finite neighbour
         magnitude = abs(nearer_zero.exact)
         spacing = Fraction(2) ** (
             ulp_exponent(magnitude, fmt) if magnitude else fmt.emin - fmt.mantissa_bits
@@ -321,7 +335,12 @@ def explain_rounding(
     nearer_zero = above if exact is not None and exact < 0 else below
     for mode, result in results.items():
         picks = _picks(result, ex, nearer_zero)
-        if ex.is_exact:
+        if ex.out_of_domain:
+            away = False
+            reason = (
+                f"{fmt.name} has no value there" if not result.is_finite else "its nearest value"
+            )
+        elif ex.is_exact:
             away, reason = False, _special_reason(x, result, fmt)
         else:
             away, reason = _direction(mode, ex)

@@ -112,11 +112,14 @@ def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, i
         elif mode == "nearest_away":
             significand += twice >= den
         elif mode == "nearest_even":
-            significand += twice > den or (twice == den and significand & 1)
+            odd = significand & 1
+            if m == 0 and fmt.ties_to_even_code:  # the code's parity: its exponent field's
+                odd = significand and (exponent + fmt.bias) & 1
+            significand += twice > den or (twice == den and odd)
     if significand >> (m + 1):  # carried into the next binade
         significand >>= 1
         exponent += 1
-    if significand >> m:
+    if significand >> m:  # (always, in a format without subnormals: see round_real)
         field, mantissa = exponent + fmt.bias, significand - (1 << m)
     else:
         field, mantissa = 0, significand  # subnormal or zero
@@ -127,7 +130,8 @@ def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, i
 
 
 def overflow_code(fmt: Format, sign: int, mode: str, overflow: str | None) -> int:
-    """The code an overflowing result gets, by format convention and magnitude mode."""
+    """The code an overflowing result gets, by format convention and magnitude mode
+    (fnuz formats: their one NaN, whatever the sign; P3109: the signed infinity)."""
     if overflow == "saturate" or mode == "toward_zero" or fmt.nan_encoding == "none":
         code = fmt.max_code
     else:
@@ -152,6 +156,13 @@ def round_real(
     FP8 non-saturating mode do; formats without inf and NaN (FP6, FP4)
     saturate to +-max. ``overflow="saturate"`` clamps to +-max in every format.
     Infinite inputs stay infinite where the format has infinities.
+
+    fnuz and P3109 formats have no -0: a negative result that rounds to zero
+    is +0, and their one NaN has no sign. Where a format has no value to give,
+    the result is its NaN (ml_dtypes' convention for E8M0): negative inputs to
+    an unsigned format, zero to a format without zero, and rounding toward zero
+    (or down) below E8M0's smallest value ``2**-127``; the other modes give that
+    smallest value there.
     """
     fmt = get_format(fmt)
     check_rounding(rounding, allow_stochastic=False)
@@ -160,10 +171,11 @@ def round_real(
     if x.special == "nan":
         if fmt.nan_encoding == "none":
             raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
-        nan_code, inf_code = fmt.nan_code, fmt.inf_code
+        nan_code = fmt.nan_code
         assert nan_code is not None  # the format has NaNs
-        if fmt.nan_encoding == "fn":
+        if fmt.nan_encoding != "ieee":
             return sign_bit | nan_code
+        inf_code = fmt.inf_code
         assert inf_code is not None  # an IEEE format: its NaNs share the infinities' field
         m = fmt.mantissa_bits
         if x.payload is None:  # a NaN spelled in text: canonical pattern
@@ -171,15 +183,31 @@ def round_real(
         else:  # a float's NaN: keep the quiet bit and the top payload bits
             payload = (x.payload >> (52 - m)) or 1  # 0 would read as infinity
         return sign_bit | inf_code | payload
+    if x.sign and not fmt.is_signed and (x.special or x.magnitude):
+        return _no_value(fmt, "a negative number")
     if x.special == "inf":
         if fmt.inf_code is not None:
             return sign_bit | fmt.inf_code
         return overflow_code(fmt, x.sign, "nearest_even", overflow)
     assert x.magnitude is not None  # a finite input
     if x.magnitude == 0:
-        return sign_bit
+        if not fmt.has_zero:
+            return _no_value(fmt, "zero")
+        return sign_bit if fmt.has_negative_zero else 0
     mode = _magnitude_mode(rounding, x.sign)
+    if not fmt.has_subnormals and x.magnitude < Fraction(fmt.smallest_normal):
+        if mode == "toward_zero":
+            return _no_value(fmt, f"a value below {fmt.smallest_normal!r} rounded toward zero")
+        return sign_bit  # the smallest value (code 0; formats without subnormals are unsigned)
     field, mantissa, overflowed = round_magnitude(x.magnitude, fmt, mode)
     if overflowed:
         return overflow_code(fmt, x.sign, mode, overflow)
-    return sign_bit | (field << fmt.mantissa_bits) | mantissa
+    code = (field << fmt.mantissa_bits) | mantissa
+    return sign_bit | code if code or fmt.has_negative_zero else 0
+
+
+def _no_value(fmt: Format, what: str) -> int:
+    """The NaN of a format that has no value for ``what``; an error without NaN."""
+    if fmt.nan_code is None:
+        raise ValueError(f"{fmt.name} cannot represent {what} and has no NaN to give instead")
+    return fmt.nan_code

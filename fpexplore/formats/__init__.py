@@ -1,11 +1,15 @@
 """The format model: :class:`Format` (primary parameters, derived properties named
-as :class:`numpy.finfo` names them) and the catalogue of named formats.
+as :class:`numpy.finfo` names them; the special-value rules of each encoding in
+:mod:`~fpexplore.formats.encoding`, the rules a format must meet in
+:mod:`~fpexplore.formats.validation`) and the catalogue of named formats.
 
 This is the bottom layer: it imports nothing else from fpexplore (a format renders
 itself as an HTML table through a lazy import in ``Format._repr_html_``).
 """
 
-from .catalogue import FORMATS, FormatLike, format_names, get_format
+from .catalogue import FORMATS, FormatLike, format_names, get_format, p3109
 from .format import Format, NanEncoding
 
-__all__ = ["FORMATS", "Format", "FormatLike", "NanEncoding", "format_names", "get_format"]
+__all__ = [
+    "FORMATS", "Format", "FormatLike", "NanEncoding", "format_names", "get_format", "p3109",
+]  # fmt: skip

@@ -13,17 +13,25 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 from .format import Format
 
-__all__ = ["FORMATS", "FormatLike", "format_names", "get_format"]
+__all__ = ["FORMATS", "FormatLike", "format_names", "get_format", "p3109"]
 
-FormatLike: TypeAlias = str | Format | np.dtype[Any] | type[np.generic] | type[float]
-"""What :func:`get_format` accepts, and so every ``fmt`` argument: a name or alias, a
-:class:`Format`, a numpy (or ml_dtypes) dtype or scalar type, or ``float`` (float64)."""
+if TYPE_CHECKING:
+    FormatLike: TypeAlias = (
+        str | Format | np.dtype[Any] | type[np.generic] | type[float] | np.generic | np.finfo[Any]
+    )
+else:  # np.finfo takes no subscript at run time in older numpy
+    FormatLike: TypeAlias = (
+        str | Format | np.dtype[Any] | type[np.generic] | type[float] | np.generic | np.finfo
+    )
+"""What :func:`get_format` accepts, and so every ``fmt`` argument: a name, alias or
+numpy dtype string, a :class:`Format`, a numpy (or ml_dtypes) dtype, scalar type or
+scalar, an ``np.finfo`` (or ``ml_dtypes.finfo``), or ``float`` (float64)."""
 
 
 def _fn(name: str, e: int, m: int, bias: int | None = None) -> Format:
@@ -32,6 +40,31 @@ def _fn(name: str, e: int, m: int, bias: int | None = None) -> Format:
 
 def _mx(name: str, e: int, m: int, bias: int) -> Format:
     return Format(name, e, m, bias, "none")
+
+
+def _fnuz(name: str, e: int, m: int, bias: int) -> Format:
+    return Format(name, e, m, bias, "fnuz")
+
+
+def p3109(precision: int) -> Format:
+    """The IEEE P3109 binary8 format of precision ``p`` (1 to 7), signed, extended.
+
+    The draft followed is the IEEE WG P3109 Interim Report (the working group's
+    shared report on binary8 formats), in the revision gfloat 0.5.2 implements
+    (``format_info_p3109(8, p)``, signed, extended domain): ``8 - p`` exponent
+    bits, ``p - 1`` mantissa bits, bias ``2**(7 - p)``, subnormals, no negative zero,
+    one NaN at ``0x80`` (the code of -0), +inf at ``0x7F`` and -inf at ``0xFF``.
+
+    Examples
+    --------
+    >>> f = p3109(3)
+    >>> f.name, f.exponent_bits, f.mantissa_bits, f.bias, f.max
+    ('p3109_p3', 5, 2, 16, 49152.0)
+    """
+    if not isinstance(precision, int) or not 1 <= precision <= 7:
+        raise ValueError(f"P3109 binary8 precision must be an int in 1..7, got {precision!r}")
+    return Format(f"p3109_p{precision}", 8 - precision, precision - 1, 2 ** (7 - precision),
+                  "p3109")  # fmt: skip
 
 
 FORMATS: dict[str, Format] = {
@@ -44,6 +77,11 @@ FORMATS: dict[str, Format] = {
         Format("float16", 5, 10),
         Format("float8_e5m2", 5, 2),
         _fn("float8_e4m3fn", 4, 3),
+        _fnuz("float8_e4m3fnuz", 4, 3, 8),
+        _fnuz("float8_e5m2fnuz", 5, 2, 16),
+        _fnuz("float8_e4m3b11fnuz", 4, 3, 11),
+        Format("float8_e8m0fnu", 8, 0, 127, "fn", is_signed=False, has_subnormals=False),
+        *(p3109(p) for p in range(1, 8)),
         _mx("float6_e3m2fn", 3, 2, 3),
         _mx("float6_e2m3fn", 2, 3, 1),
         _mx("float4_e2m1fn", 2, 1, 1),
@@ -65,6 +103,13 @@ _ALIASES = {
     "e2m3": "float6_e2m3fn", "fp6_e2m3": "float6_e2m3fn", "float6_e2m3": "float6_e2m3fn",
     "e2m1": "float4_e2m1fn", "fp4": "float4_e2m1fn", "fp4_e2m1": "float4_e2m1fn",
     "float4_e2m1": "float4_e2m1fn",
+    "e4m3fnuz": "float8_e4m3fnuz", "fp8_e4m3fnuz": "float8_e4m3fnuz",
+    "e5m2fnuz": "float8_e5m2fnuz", "fp8_e5m2fnuz": "float8_e5m2fnuz",
+    "e4m3b11fnuz": "float8_e4m3b11fnuz", "e4m3b11": "float8_e4m3b11fnuz",
+    "e8m0": "float8_e8m0fnu", "e8m0fnu": "float8_e8m0fnu", "float8_e8m0": "float8_e8m0fnu",
+    "fp8_e8m0": "float8_e8m0fnu",
+    **{f"p3109_k8p{p}": f"p3109_p{p}" for p in range(1, 8)},
+    **{f"p3109_k8p{p}se": f"p3109_p{p}" for p in range(1, 8)},
 }  # fmt: skip
 
 _CUSTOM = re.compile(r"(?:ieee_)?e(\d+)m(\d+)")
@@ -72,6 +117,34 @@ _CUSTOM = re.compile(r"(?:ieee_)?e(\d+)m(\d+)")
 _IEEE_NAMED = {"float8_e4m3": (4, 3), "float8_e3m4": (3, 4)}
 """ml_dtypes' IEEE-style FP8 variants (with inf and NaN), known by name but not in
 the catalogue. Not to be confused with float8_e4m3fn."""
+
+
+_ML_DTYPES_NAMES = (
+    "bfloat16", "float8_e4m3", "float8_e3m4", "float8_e4m3fn", "float8_e5m2",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu",
+    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+)  # fmt: skip
+"""The formats that ml_dtypes stores, by their ml_dtypes names."""
+
+
+def format_dtype(fmt: Format) -> Any:
+    """The numpy or ml_dtypes dtype of a catalogue format, else None."""
+    if fmt.name in ("float16", "float32", "float64"):
+        return np.dtype(fmt.name) if FORMATS[fmt.name] == fmt else None
+    if fmt.name not in _ML_DTYPES_NAMES or _named(fmt.name) != fmt:
+        return None
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    kind = getattr(ml_dtypes, fmt.name, None)
+    return None if kind is None else np.dtype(kind)
+
+
+def _named(name: str) -> Format:
+    if name in _IEEE_NAMED:
+        return Format.ieee_like(*_IEEE_NAMED[name], name=name)
+    return FORMATS[name]
 
 
 def format_names() -> list[str]:
@@ -84,17 +157,23 @@ def get_format(spec: FormatLike) -> Format:
 
     Parameters
     ----------
-    spec : str, Format, numpy dtype or scalar type
+    spec : str, Format, numpy dtype, scalar type or instance, or finfo
         A catalogue name (``"float16"``), an alias (``"fp32"``, ``"single"``,
         ``"half"``, ``"bf16"``, ``"e4m3"``...), ``"eXmY"`` for a custom
-        IEEE-like format with X exponent and Y mantissa bits, a numpy dtype or
-        type (``np.float16``; ml_dtypes types such as ``ml_dtypes.bfloat16``
-        too), or a :class:`Format`, returned as is.
+        IEEE-like format with X exponent and Y mantissa bits, anything
+        :func:`numpy.dtype` reads as a float type (``"f4"``, ``"<f4"``,
+        ``">f8"``, ``"e"``, ``"d"``, ``np.float16``, ``np.dtype("float32")``), a
+        numpy scalar (``np.float32(1)``), an ``np.finfo`` or ``ml_dtypes.finfo``
+        object, an ml_dtypes type (``ml_dtypes.float8_e4m3fnuz``), or a
+        :class:`Format`, returned as is. The catalogue's names and aliases come
+        first: ``"f16"`` is float16 here (numpy reads it as long double).
 
     Raises
     ------
     ValueError
-        For an unknown name; the message lists the known ones.
+        For an unknown name (the message lists the known ones), a dtype that is
+        not a float format, and ``np.longdouble``: its values are not all
+        exactly representable in float64, in which the kernels compute.
     TypeError
         For anything that is not a name, dtype or Format.
 
@@ -105,6 +184,8 @@ def get_format(spec: FormatLike) -> Format:
     >>> import numpy as np
     >>> get_format(np.float32).mantissa_bits
     23
+    >>> get_format(">f8").name, get_format("e").name, get_format(np.finfo(np.float32)).name
+    ('float64', 'float16', 'float32')
     >>> get_format("e3m4").max
     15.5
     """
@@ -116,34 +197,61 @@ def get_format(spec: FormatLike) -> Format:
         if key in FORMATS:
             return FORMATS[key]
         if key in _IEEE_NAMED:
-            return Format.ieee_like(*_IEEE_NAMED[key], name=key)
+            return _named(key)
         match = _CUSTOM.fullmatch(key)
         if match:
             return Format.ieee_like(int(match[1]), int(match[2]))
+        dtype_name = _dtype_string(spec.strip())
+        if dtype_name is not None:
+            return _from_dtype_name(dtype_name)
         raise ValueError(
             f"unknown format {spec!r}; expected one of {', '.join(FORMATS)}, "
             f"an alias ({', '.join(sorted(_ALIASES))}), {', '.join(_IEEE_NAMED)}, "
+            "a numpy dtype string ('f4', '<f8', 'e'), "
             "or 'eXmY' for a custom IEEE-like format"
         )
     if spec is float:
         return FORMATS["float64"]
     dtype_name = _dtype_name(spec)
     if dtype_name is not None:
-        if dtype_name in FORMATS or dtype_name in _IEEE_NAMED:
-            return get_format(dtype_name)
-        raise ValueError(
-            f"dtype {dtype_name!r} is not a supported floating-point format; "
-            f"expected one of {', '.join(FORMATS)}"
-        )
+        return _from_dtype_name(dtype_name)
     raise TypeError(
         f"format must be a name, a numpy dtype or a Format, got {type(spec).__name__}: {spec!r}"
     )
 
 
+def _from_dtype_name(dtype_name: str) -> Format:
+    if dtype_name in FORMATS or dtype_name in _IEEE_NAMED:
+        return get_format(dtype_name)
+    if dtype_name in ("float128", "float96", "longdouble"):
+        raise ValueError(
+            f"np.longdouble ({dtype_name}) is not supported: its values are not all exactly "
+            "representable in float64, in which fpexplore's kernels compute; pass its values "
+            "to decode() as strings or Fractions to round them exactly"
+        )
+    raise ValueError(
+        f"dtype {dtype_name!r} is not a supported floating-point format; "
+        f"expected one of {', '.join(FORMATS)}"
+    )
+
+
+def _dtype_string(text: str) -> str | None:
+    """The dtype name numpy reads from a string such as ``"<f4"``, else None."""
+    try:
+        return str(np.dtype(text).name)
+    except TypeError:
+        return None
+
+
 def _dtype_name(spec: object) -> str | None:
-    """The numpy dtype name of ``spec`` if it is a dtype or scalar type, else None."""
+    """The numpy dtype name of ``spec`` if it is a dtype, a scalar type or instance,
+    or a finfo object (numpy's or ml_dtypes', a subclass), else None."""
     if isinstance(spec, np.dtype):
         return str(spec.name)
     if isinstance(spec, type) and issubclass(spec, np.generic):
         return str(np.dtype(spec).name)
+    if isinstance(spec, np.generic):
+        return str(spec.dtype.name)
+    if isinstance(spec, np.finfo):
+        return str(np.dtype(spec.dtype).name)
     return None

@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any
+
+from .encoding import NAN_ENCODINGS, Encoding, NanEncoding
+from .validation import check_format
 
 __all__ = ["Format", "NanEncoding"]
 
-NanEncoding = Literal["ieee", "fn", "none"]
-_NAN_ENCODINGS = ("ieee", "fn", "none")
-
 
 @dataclass(frozen=True, init=False)
-class Format:
-    """A binary floating-point format: 1 sign bit, exponent bits, mantissa bits.
+class Format(Encoding):
+    """A binary floating-point format: a sign bit (or none), exponent bits, mantissa bits.
 
     Parameters
     ----------
@@ -43,19 +43,54 @@ class Format:
         more (implicit) bit.
     bias : int, optional
         Exponent bias; defaults to the IEEE value ``2**(exponent_bits - 1) - 1``.
-    nan_encoding : {"ieee", "fn", "none"}
-        ``"ieee"``: the all-ones exponent holds the infinities (mantissa 0) and
-        the NaNs (mantissa != 0), as in IEEE 754.
-        ``"fn"`` (finite, NaN): no infinities; only the all-ones pattern
-        ``S.1111.111`` is NaN and the rest of the top binade holds finite
-        values (OCP FP8 E4M3, ``float8_e4m3fn``).
-        ``"none"``: every pattern is a finite number (OCP MX FP6 and FP4).
+    nan_encoding : {"ieee", "fn", "none", "fnuz", "p3109"}
+        Where the special values live (see :mod:`fpexplore.formats.encoding`):
+        ``"ieee"`` inf and NaNs in the all-ones exponent field; ``"fn"`` no
+        inf, only the all-ones pattern is NaN (``float8_e4m3fn``); ``"none"``
+        every pattern finite (FP6, FP4); ``"fnuz"`` no inf, no -0, one NaN at
+        the code of -0 (``float8_e4m3fnuz``); ``"p3109"`` like fnuz with +-inf
+        at the top codes (IEEE P3109 binary8).
+    is_signed : bool
+        False for a format with no sign bit (E8M0, ``float8_e8m0fnu``); its
+        negative inputs round to NaN, so it needs ``nan_encoding="fn"``.
+    has_subnormals : bool
+        False for a format whose lowest exponent field holds normal numbers, so
+        that it has no zero (E8M0: code 0 is ``2**-127``). Only unsigned formats
+        may lack subnormals (a signed one would have values on both sides of a
+        missing zero).
+
+    Raises
+    ------
+    ValueError
+        For parameters that make no format every function handles: fields out
+        of range, no finite nonzero value, values beyond float64's range, a
+        tabulated encoding (fnuz, P3109, unsigned, no subnormals or no mantissa
+        bits) wider than 16 bits. The message says which rule failed.
 
     Notes
     -----
     Every value of every supported format is exactly representable as a
     float64, which is what lets the vectorized kernels work on float64 arrays.
     Codes are laid out sign | exponent | mantissa, most significant bit first.
+
+    The derived properties are named as :class:`numpy.finfo` names them, and
+    agree with numpy and ml_dtypes attribute by attribute, with one deliberate
+    difference: ``precision`` is ``floor(-log10(eps))``, numpy's definition, so
+    it is 0 for every FP8 format, where ``ml_dtypes.finfo`` reports 1 (and
+    ``resolution`` follows ``precision``).
+
+    Examples
+    --------
+    >>> e8m0 = Format("e8m0", 8, 0, 127, "fn", is_signed=False, has_subnormals=False)
+    >>> e8m0.bits, e8m0.min, e8m0.max == 2.0**127, e8m0.has_zero
+    (8, 5.877471754111438e-39, True, False)
+    >>> Format("s8m0", 8, 0, 127, "fn").max == 2.0**127  # signed, zero and 2**-126 ...
+    True
+    >>> Format("x", 1, 0, nan_encoding="fn")
+    Traceback (most recent call last):
+    ...
+    ValueError: format 'x' has no finite nonzero value: its 'fn' encoding spends every \
+nonzero pattern on infinity or NaN
     """
 
     name: str
@@ -63,6 +98,8 @@ class Format:
     mantissa_bits: int
     bias: int  # resolved from None to the IEEE value by the constructor
     nan_encoding: NanEncoding = "ieee"
+    is_signed: bool = True
+    has_subnormals: bool = True
 
     def __init__(
         self,
@@ -71,8 +108,10 @@ class Format:
         mantissa_bits: int,
         bias: int | None = None,
         nan_encoding: NanEncoding = "ieee",
+        is_signed: bool = True,
+        has_subnormals: bool = True,
     ) -> None:
-        values = (name, exponent_bits, mantissa_bits, bias, nan_encoding)
+        values = (name, exponent_bits, mantissa_bits, bias, nan_encoding, is_signed, has_subnormals)
         for field, value in zip(fields(self), values, strict=True):
             object.__setattr__(self, field.name, value)  # frozen: set as the dataclass would
         self.__post_init__()  # checks the fields and resolves bias=None
@@ -82,31 +121,22 @@ class Format:
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"{field} must be an int, got {value!r}")
+        for field in ("is_signed", "has_subnormals"):
+            if not isinstance(getattr(self, field), bool):
+                raise TypeError(f"{field} must be True or False, got {getattr(self, field)!r}")
         if not 1 <= self.exponent_bits <= 11:
             raise ValueError(f"exponent_bits must be in 1..11, got {self.exponent_bits}")
         if not 0 <= self.mantissa_bits <= 52:
             raise ValueError(f"mantissa_bits must be in 0..52, got {self.mantissa_bits}")
-        if self.nan_encoding not in _NAN_ENCODINGS:
+        if self.nan_encoding not in NAN_ENCODINGS:
             raise ValueError(
-                f"nan_encoding must be one of {_NAN_ENCODINGS}, got {self.nan_encoding!r}"
+                f"nan_encoding must be one of {NAN_ENCODINGS}, got {self.nan_encoding!r}"
             )
         if self.bias is None:  # None until resolved here
             object.__setattr__(self, "bias", 2 ** (self.exponent_bits - 1) - 1)
         elif not isinstance(self.bias, int) or isinstance(self.bias, bool):
             raise TypeError(f"bias must be an int, got {self.bias!r}")
-        if self.nan_encoding == "ieee" and (self.exponent_bits < 2 or self.mantissa_bits < 1):
-            raise ValueError(
-                "an IEEE-style format needs at least 2 exponent bits and 1 mantissa bit, "
-                f"got exponent_bits={self.exponent_bits}, mantissa_bits={self.mantissa_bits}"
-            )
-        if self.nan_encoding == "fn" and self.exponent_bits + self.mantissa_bits < 2:
-            raise ValueError("a finite-NaN ('fn') format needs at least 2 non-sign bits")
-        if self.emax > 1023 or self.emin - self.mantissa_bits < -1074:
-            raise ValueError(
-                f"format {self.name!r} reaches beyond float64's range "
-                f"(emax={self.emax}, smallest exponent {self.emin - self.mantissa_bits}); "
-                "fpexplore supports formats whose values all fit in float64"
-            )
+        check_format(self)
 
     # -- constructors -------------------------------------------------------------
     @classmethod
@@ -142,43 +172,26 @@ class Format:
             "mantissa_bits": self.mantissa_bits,
             "bias": self.bias,
             "nan_encoding": self.nan_encoding,
+            "is_signed": self.is_signed,
+            "has_subnormals": self.has_subnormals,
         }
         params.update(changes)
         return Format(**params)
 
     # -- widths -------------------------------------------------------------------
     @property
-    def bits(self) -> int:
-        """Total width: ``1 + exponent_bits + mantissa_bits`` (float16: 16)."""
-        return 1 + self.exponent_bits + self.mantissa_bits
-
-    @property
     def nexp(self) -> int:
         """Exponent field width, as numpy.finfo names it."""
         return self.exponent_bits
+
+    iexp = nexp
 
     @property
     def nmant(self) -> int:
         """Mantissa field width, as numpy.finfo names it."""
         return self.mantissa_bits
 
-    @property
-    def has_infinity(self) -> bool:
-        """Whether +-inf are encoded (IEEE formats only)."""
-        return self.nan_encoding == "ieee"
-
-    @property
-    def has_nan(self) -> bool:
-        """Whether any NaN pattern exists (not in OCP MX FP6/FP4)."""
-        return self.nan_encoding != "none"
-
     # -- exponents ----------------------------------------------------------------
-    @property
-    def max_exponent_field(self) -> int:
-        """Largest biased exponent field of a finite value."""
-        top = (1 << self.exponent_bits) - 1
-        return top - 1 if self.nan_encoding == "ieee" else top
-
     @property
     def emax(self) -> int:
         """Unbiased exponent of the largest binade (float32: 127)."""
@@ -186,8 +199,9 @@ class Format:
 
     @property
     def emin(self) -> int:
-        """Unbiased exponent of the smallest normal binade: ``1 - bias`` (float32: -126)."""
-        return 1 - self.bias
+        """Unbiased exponent of the smallest normal binade: ``1 - bias`` (float32: -126);
+        ``-bias`` in a format without subnormals (E8M0: -127)."""
+        return self.field_exponent(0 if not self.has_subnormals else 1)
 
     @property
     def maxexp(self) -> int:
@@ -222,12 +236,6 @@ class Format:
         return math.ldexp(1.0, max(-1, self.emin) - self.mantissa_bits)
 
     @property
-    def max_mantissa(self) -> int:
-        """Mantissa field of the largest finite value (one less in 'fn' formats)."""
-        top = (1 << self.mantissa_bits) - 1
-        return top - 1 if self.nan_encoding == "fn" else top
-
-    @property
     def max(self) -> float:
         """Largest finite value (float16: 65504.0; float8_e4m3fn: 448.0)."""
         significand = (1 << self.mantissa_bits) + self.max_mantissa
@@ -235,8 +243,11 @@ class Format:
 
     @property
     def min(self) -> float:
-        """Most negative finite value: ``-max``."""
-        return -self.max
+        """Most negative finite value: ``-max``; in an unsigned format the smallest
+        value (0, or E8M0's ``2**-127``), as ml_dtypes.finfo and gfloat give it."""
+        if self.is_signed:
+            return -self.max
+        return self.smallest_subnormal if not self.has_zero else 0.0
 
     @property
     def smallest_normal(self) -> float:
@@ -247,73 +258,58 @@ class Format:
 
     @property
     def smallest_subnormal(self) -> float:
-        """Smallest positive value: ``2**(emin - mantissa_bits)`` (float16: 2**-24)."""
+        """Smallest positive value: ``2**(emin - mantissa_bits)`` (float16: 2**-24);
+        ``smallest_normal`` in a format without subnormals, as ml_dtypes.finfo."""
+        if not self.has_subnormals:
+            return self.smallest_normal
         return math.ldexp(1.0, self.emin - self.mantissa_bits)
 
     @property
     def precision(self) -> int:
-        """Approximate decimal digits of precision, as numpy.finfo: ``floor(-log10(eps))``."""
+        """Approximate decimal digits of precision, as numpy.finfo: ``floor(-log10(eps))``.
+
+        A deliberate difference from ``ml_dtypes.finfo``, which reports 1 for every
+        FP8 format (and E8M0): by numpy's definition they have 0 (eps 0.125 gives
+        ``-log10(eps)`` = 0.9), and ``resolution`` follows.
+        """
         return math.floor(-math.log10(self.eps))
 
     @property
-    def resolution(self) -> float:
-        """``10**-precision``, as numpy.finfo."""
-        return 10.0**-self.precision
+    def resolution(self) -> Any:
+        """``10**-precision``, as numpy.finfo gives it: rounded to the format's own
+        dtype where there is one (numpy or ml_dtypes; see :attr:`dtype`), else a float.
 
-    # -- codes and counts ---------------------------------------------------------
-    @property
-    def sign_mask(self) -> int:
-        """Code with only the sign bit set."""
-        return 1 << (self.bits - 1)
-
-    @property
-    def max_code(self) -> int:
-        """Code of +max."""
-        return (self.max_exponent_field << self.mantissa_bits) | self.max_mantissa
-
-    @property
-    def inf_code(self) -> int | None:
-        """Code of +inf, or None when the format has no infinities."""
-        if not self.has_infinity:
-            return None
-        return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
+        Examples
+        --------
+        >>> from fpexplore import get_format
+        >>> get_format("float16").resolution
+        np.float16(0.001)
+        >>> get_format("tf32").resolution
+        0.001
+        """
+        dtype = self.dtype
+        value = 10.0**-self.precision
+        return value if dtype is None else dtype.type(value)
 
     @property
-    def nan_code(self) -> int | None:
-        """Code of the canonical (quiet, positive) NaN, or None when there is none."""
-        top = (1 << self.exponent_bits) - 1
-        if self.nan_encoding == "ieee":
-            return (top << self.mantissa_bits) | (1 << (self.mantissa_bits - 1))
-        if self.nan_encoding == "fn":
-            return (top << self.mantissa_bits) | ((1 << self.mantissa_bits) - 1)
-        return None
+    def dtype(self) -> Any:
+        """The numpy or ml_dtypes dtype that stores this format, or None.
 
-    @property
-    def n_codes(self) -> int:
-        """Number of bit patterns: ``2**bits``."""
-        return 1 << self.bits
+        numpy's float16/32/64 always; ml_dtypes' types (bfloat16, every FP8, FP6,
+        FP4 and E8M0) when ml_dtypes is installed. Only the catalogue's own formats
+        have one (a custom format named ``"float16"`` with other fields has none).
 
-    @property
-    def n_nan(self) -> int:
-        """Number of NaN bit patterns (both signs)."""
-        if self.nan_encoding == "ieee":
-            return 2 * ((1 << self.mantissa_bits) - 1)
-        return 2 if self.nan_encoding == "fn" else 0
+        Examples
+        --------
+        >>> from fpexplore import get_format
+        >>> get_format("float32").dtype
+        dtype('float32')
+        >>> print(get_format("tf32").dtype)
+        None
+        """
+        from .catalogue import format_dtype  # the catalogue is built from this class
 
-    @property
-    def n_inf(self) -> int:
-        """Number of infinite bit patterns (2 or 0)."""
-        return 2 if self.has_infinity else 0
-
-    @property
-    def n_finite_codes(self) -> int:
-        """Number of bit patterns holding finite values (+0 and -0 both counted)."""
-        return self.n_codes - self.n_nan - self.n_inf
-
-    @property
-    def n_finite(self) -> int:
-        """Number of distinct finite values (zero counted once)."""
-        return self.n_finite_codes - 1
+        return format_dtype(self)
 
     # -- rendering ----------------------------------------------------------------
     def __str__(self) -> str:

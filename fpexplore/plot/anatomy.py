@@ -25,10 +25,8 @@ def _formula(parts: FloatParts) -> str:
     """The value formula in mathtext, with the numbers filled in."""
     fmt = parts.format
     kind = parts.kind.value
-    if kind == "inf":
-        return f"exponent all ones, mantissa 0: {'-' if parts.sign else '+'}infinity"
-    if kind == "nan":
-        return "exponent all ones, mantissa not 0: NaN" if fmt.nan_encoding == "ieee" else "NaN"
+    if kind in ("inf", "nan"):
+        return fmt.special_rule(kind)
     normal = kind == "normal"
     lead, exp_field = ("1", parts.exponent) if normal else ("0", 1)
     m = fmt.mantissa_bits
@@ -114,7 +112,7 @@ def bits(
     bit_size = max(6.0, min(22.0, 0.75 * box_points))
 
     fields = [
-        ("sign", 1, parts.sign),
+        ("sign", int(fmt.is_signed), parts.sign),  # no sign bit in E8M0
         ("exponent", fmt.exponent_bits, parts.exponent),
         ("mantissa", fmt.mantissa_bits, parts.mantissa),
     ]

@@ -65,8 +65,9 @@ def format_facts(fmt: FormatLike) -> list[tuple[str, Any, str]]:
     5.960464477539063e-08
     """
     fmt = get_format(fmt)
+    sign = "1 sign + " if fmt.is_signed else "no sign bit: "
     return [
-        ("bits", fmt.bits, "total width: 1 sign + exponent + mantissa bits"),
+        ("bits", fmt.bits, f"total width: {sign}exponent + mantissa bits"),
         ("exponent_bits", fmt.exponent_bits, "width of the biased exponent field"),
         ("mantissa_bits", fmt.mantissa_bits, "stored fraction bits (one more is implicit)"),
         ("bias", fmt.bias, "stored exponent field minus bias = power of two"),
@@ -83,6 +84,9 @@ def format_facts(fmt: FormatLike) -> list[tuple[str, Any, str]]:
         ("precision", fmt.precision, "about this many decimal digits: floor(-log10(eps))"),
         ("has_infinity", fmt.has_infinity, "whether +-inf exist (else overflow gives NaN or max)"),
         ("has_nan", fmt.has_nan, "whether a NaN pattern exists"),
+        ("nan_encoding", fmt.nan_encoding, "where inf and NaN live: ieee, fn, fnuz, p3109, none"),
+        ("is_signed", fmt.is_signed, "whether negative values exist (not in E8M0)"),
+        ("has_negative_zero", fmt.has_negative_zero, "whether -0 exists (not in fnuz, P3109)"),
         ("n_finite", fmt.n_finite, "distinct finite values (+0 and -0 counted once)"),
     ]
 
@@ -123,7 +127,7 @@ def _facts_table(fmt: Format) -> Table:
     return Table(
         ["property", "value", "meaning"],
         [list(row) for row in format_facts(fmt)],
-        title=f"{fmt.name}: 1 sign bit, {fmt.exponent_bits} exponent bits, "
+        title=f"{fmt.name}: {int(fmt.is_signed)} sign bit, {fmt.exponent_bits} exponent bits, "
         f"{fmt.mantissa_bits} mantissa bits",
     )
 
@@ -152,7 +156,11 @@ def format_html(fmt: FormatLike) -> str:
     True
     """
     fmt = get_format(fmt)
-    widths = [("sign", 1), ("exponent", fmt.exponent_bits), ("mantissa", fmt.mantissa_bits)]
+    widths = [
+        ("sign", int(fmt.is_signed)),
+        ("exponent", fmt.exponent_bits),
+        ("mantissa", fmt.mantissa_bits),
+    ]
     segments = []
     for name, width in widths:
         if width:

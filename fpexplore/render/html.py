@@ -104,17 +104,16 @@ def field_boxes_html(parts: FloatParts) -> str:
     16
     """
     fmt = parts.format
-    e = fmt.exponent_bits
-    bits = parts.bits
+    sign, exponent, mantissa = fmt.split_bits(parts.code)
     groups = [
-        ("sign", bits[:1], parts.sign),
-        ("exponent", bits[1 : 1 + e], parts.exponent),
-        ("mantissa", bits[1 + e :], parts.mantissa),
+        ("sign", sign, parts.sign),  # empty in an unsigned format
+        ("exponent", exponent, parts.exponent),
+        ("mantissa", mantissa, parts.mantissa),
     ]
     position = fmt.bits - 1
     html_groups = []
     for field, text, value in groups:
-        if not text:  # a format with no mantissa bits
+        if not text:  # no sign bit (unsigned), no mantissa bits
             continue
         bg = FIELD_COLORS[field]
         fg = contrast_text_color(bg)
@@ -152,7 +151,7 @@ def _formula(parts: FloatParts) -> str:
     normal = parts.kind.value == "normal"
     lead = "1" if normal else "0"
     field_exp = e if normal else 1
-    sign = _pill(f"({_MINUS}1){_sup(s)}", "sign", size="1em")
+    sign = _pill(f"({_MINUS}1){_sup(s)}", "sign", size="1em") if fmt.is_signed else "+1"
     power = _pill(f"2{_sup(f'{field_exp}{_MINUS}{fmt.bias}')}", "exponent", size="1em")
     fraction = f"{lead} + {m}/2{_sup(fmt.mantissa_bits)}"
     mantissa = _pill(f"({fraction})", "mantissa", size="1em")
@@ -268,16 +267,10 @@ def parts_html(parts: FloatParts) -> str:
                 )
             )
     elif kind == "inf":
-        rows.append(
-            _row("value", f"{'−' if parts.sign else '+'}infinity (exponent all ones, mantissa 0)")
-        )
+        rule = _esc(fmt.special_rule("inf"))
+        rows.append(_row("value", f"{'−' if parts.sign else '+'}infinity ({rule})"))
     else:
-        detail = (
-            "exponent all ones, mantissa not 0"
-            if fmt.nan_encoding == "ieee"
-            else ("the one NaN pattern of this format")
-        )
-        rows.append(_row("value", f"NaN ({_esc(detail)})"))
+        rows.append(_row("value", f"NaN ({_esc(fmt.special_rule('nan'))})"))
         quiet = "quiet" if parts.quiet else "signalling"
         rows.append(_row("NaN", f"{quiet}, payload {parts.nan_payload}"))
     rows.append(_row("kind", _esc(kind)))

@@ -141,9 +141,8 @@ def _input_note(parts: FloatParts) -> str | None:
 def parts_text(parts: FloatParts, *, color: bool = False) -> str:
     """The multi-line breakdown that ``str(FloatParts)`` prints."""
     fmt = parts.format
-    e, m = fmt.exponent_bits, fmt.mantissa_bits
-    bits = parts.bits
-    fields = [("sign", bits[0]), ("exponent", bits[1 : 1 + e]), ("mantissa", bits[1 + e :])]
+    m = fmt.mantissa_bits
+    fields = list(zip(("sign", "exponent", "mantissa"), fmt.split_bits(parts.code), strict=True))
     bit_line = " | ".join(_paint(text, name, color) for name, text in fields if text)
     if parts.rounding is None:  # from_bits
         title = f"bit pattern {parts.hex} of {fmt.name}"
@@ -155,7 +154,10 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
         lines.append(f"  input     {note}")
     lines.append(f"  bits      {bit_line}   = {parts.hex}")
     s, x, mant = parts.sign, parts.exponent, parts.mantissa
-    lines.append(f"  sign      {s:<18} -> {'-1' if s else '+1'}")
+    if fmt.is_signed:
+        lines.append(f"  sign      {s:<18} -> {'-1' if s else '+1'}")
+    else:
+        lines.append(f"  sign      {'none':<18} -> +1 (an unsigned format)")
     kind = parts.kind.value
     if kind in ("normal", "subnormal", "zero"):
         lead = "1" if kind == "normal" else "0"
@@ -173,8 +175,8 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
             f"          = {'-' if s and stored == 0 else ''}{exact_decimal(stored)} (exactly)"
         )
     else:
-        lines.append(f"  exponent  {x:<18} -> all ones: special value")
-        lines.append(f"  mantissa  {mant:<18} -> {'0: infinity' if kind == 'inf' else 'NaN'}")
+        lines.append(f"  exponent  {x:<18} -> special value")
+        lines.append(f"  mantissa  {mant:<18} -> {fmt.special_rule(kind)}")
         if kind == "nan" and fmt.nan_encoding == "ieee":
             quiet = "quiet" if parts.quiet else "signalling"
             lines.append(f"  value     NaN ({quiet}, payload {parts.nan_payload})")

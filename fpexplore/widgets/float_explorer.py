@@ -39,12 +39,15 @@ def special_value(name: str, fmt: FormatLike) -> FloatParts | None:
     True
     """
     fmt = get_format(fmt)
-    codes = {"+0": 0, "-0": fmt.sign_mask, "max": fmt.max_code, "smallest_subnormal": 1}
-    codes["smallest_normal"] = 1 << fmt.mantissa_bits
+    first = int(not fmt.has_zero)  # E8M0's code 0 is its smallest value
+    codes = {"+0": 0, "-0": fmt.sign_mask, "max": fmt.max_code, "smallest_subnormal": 1 - first}
+    codes["smallest_normal"] = 0 if first else 1 << fmt.mantissa_bits
     try:
         parts = from_bits(codes[name], fmt) if name in codes else decode(name, fmt)
     except ValueError:  # NaN in a format without NaN
         return None
+    if name == "smallest_subnormal" and (fmt.mantissa_bits == 0 or first):
+        return parts  # no subnormals: the smallest value is normal, as finfo says
     return parts if parts.kind.value == _KINDS[name] else None
 
 
@@ -69,7 +72,7 @@ class FloatExplorer(Panel):
         kept), or the rounding error after a change of format.
     widget : ipywidgets.VBox
     bit_buttons : list of ToggleButton
-        One per bit, sign bit first; ``buttons`` (a dict keyed ``"next_down"``,
+        One per bit, sign bit (if any) first; ``buttons`` (a dict keyed ``"next_down"``,
         ``"next_up"`` and :data:`SPECIALS`), ``text_box``, ``format_dropdown``
         and ``breakdown`` (the HTML card) are the other controls.
 
@@ -129,7 +132,7 @@ class FloatExplorer(Panel):
         return self.parts.bits
 
     def toggle_bit(self, i: int) -> None:
-        """Flip bit ``i`` of :attr:`bits` (0 is the sign bit, the leftmost button)."""
+        """Flip bit ``i`` of :attr:`bits` (0 is the leftmost button: the sign bit, if any)."""
         if not 0 <= i < self.format.bits:
             raise IndexError(f"bit {i} out of range: {self.format.name} has {self.format.bits}")
         self._show(from_bits(self.code ^ (1 << (self.format.bits - 1 - i)), self.format))
@@ -197,7 +200,9 @@ class FloatExplorer(Panel):
             button.close()
         fmt, self.bit_buttons, groups = self.format, [], []
         for field in ("sign", "exponent", "mantissa"):
-            width = {"sign": 1, "exponent": fmt.exponent_bits}.get(field, fmt.mantissa_bits)
+            width = {"sign": int(fmt.is_signed), "exponent": fmt.exponent_bits}.get(
+                field, fmt.mantissa_bits
+            )
             row = []
             for _ in range(width):
                 i = len(self.bit_buttons)

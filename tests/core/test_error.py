@@ -164,3 +164,15 @@ def test_ml_dtypes_arrays_are_accepted() -> None:
     fp8 = np.array([1.5, -448], dtype=ml_dtypes.float8_e4m3fn)
     assert decode_array(fp8, "e2m1").value.tolist() == [1.5, -6.0]
     assert decode_array(fp8, "e4m3").code.tolist() == [0x3C, 0xFE]
+
+
+def test_neighbours_in_formats_without_sign_or_negative_zero() -> None:
+    e8m0 = "float8_e8m0fnu"  # values 2**-127 .. 2**127, no zero, no negatives
+    x = np.array([0.0, -1.0, 1e-40, 1.0, 1.5, 2.0**127, np.inf, np.nan])
+    up = next_up(x, e8m0)
+    np.testing.assert_array_equal(up, [2.0**-127, 2.0**-127, 2.0**-127, 2.0, 2.0] + [np.nan] * 3)
+    down = next_down(x, e8m0)
+    np.testing.assert_array_equal(down, [np.nan] * 3 + [0.5, 1.0, 2.0**126, 2.0**127, np.nan])
+    zero = next_down(np.array([1e-9, 2.0**-10]), "float8_e4m3fnuz")
+    assert zero.tolist() == [0.0, 0.0] and not np.signbit(zero).any()
+    assert next_up(-1e-9, "p3109_p3") == 0.0 and not np.signbit(next_up(-1e-9, "p3109_p3"))

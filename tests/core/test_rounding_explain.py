@@ -227,6 +227,9 @@ def exact_inputs(draw):
 def test_each_modes_direction_agrees_with_decode(case):
     x, fmt = case
     ex = explain_rounding(x, fmt)
+    if ex.out_of_domain:  # E8M0: zero, negatives, below 2**-127; some modes give NaN
+        assert any(c.result.kind == "nan" for c in ex.choices.values())
+        return
     if ex.is_exact:
         assert decode(x, fmt).error in (0, None)
         return

@@ -417,3 +417,15 @@ def test_relative_error_in_the_subnormal_range_reads_on_its_own():
     assert bound.max() > 1 and bound.max() <= top  # the bound is drawn whole
     points = np.asarray(lines["relative error"].get_ydata())
     assert points.max() <= top and points[points > 0].min() >= bottom
+
+
+@pytest.mark.parametrize(
+    ("fmt", "n", "fields"),
+    [("float8_e8m0fnu", 8, {"exponent"}), ("p3109_p1", 8, {"sign", "exponent"})],
+)
+def test_bits_of_formats_without_sign_or_mantissa(fmt: str, n: int, fields: set) -> None:
+    for x in ("0.3", "inf", "nan"):
+        ax = fpplot.bits(x, fmt)
+        boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+        assert len(boxes) == n and {b.get_label() for b in boxes} == fields
+        plt.close(ax.figure)

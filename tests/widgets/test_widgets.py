@@ -477,3 +477,16 @@ def test_density_explorer_counts_the_half_open_binade_as_count_between():
     assert set(normal) == {2**fmt.mantissa_bits} == {8}  # claim 7: 8 per binade
     assert counts[fmt.emax] == 7  # the top binade: S.1111.111 is NaN, one fewer
     assert dx.message == "7 values of float8_e4m3fn in [256.0, 512.0)"
+
+
+@pytest.mark.parametrize("fmt", ["float8_e8m0fnu", "p3109_p1", "float8_e4m3fnuz"])
+def test_float_explorer_with_the_new_encodings(fmt):
+    f = get_format(fmt)
+    ex = FloatExplorer(1.0, fmt)
+    assert len(ex.bit_buttons) == f.bits
+    one = ex.code
+    ex.toggle_bit(0)  # E8M0: the exponent's top bit (0x7F -> 0xFF, NaN); signed: the sign
+    assert ex.code == one ^ 0x80
+    assert math.isnan(ex.value) if fmt == "float8_e8m0fnu" else ex.value == -1.0
+    assert not ex.is_error
+    assert (special_value("-0", f) is None) and (special_value("+0", f) is None) == (not f.has_zero)
