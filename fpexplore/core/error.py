@@ -13,7 +13,6 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TypeAlias, overload
 
 import numpy as np
@@ -22,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import codes as K
 from ..formats import Format, FormatLike, get_format
 from .lazy import is_dask, map_elementwise
-from .narrow import _holds, result_dtype
+from .narrow import _holds, _narrow_shaped, _value_table, result_dtype
 
 __all__ = [
     "RepresentationError",
@@ -151,19 +150,6 @@ def round_to(
     if target == np.float64:
         return _shaped(result, values)
     return _narrow_shaped(result.astype(target, copy=False), values)
-
-
-@lru_cache(maxsize=64)
-def _value_table(fmt: Format, dtype: np.dtype[Any]) -> NDArray[Any]:
-    """The value of every code of a format of at most 8 bits, in ``dtype`` (exact)."""
-    every_code = np.arange(1 << fmt.bits, dtype=K.code_dtype(fmt))
-    table: NDArray[Any] = K.codes_to_values(every_code, fmt).astype(dtype)
-    return table
-
-
-def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
-    """A scalar of the result's dtype for scalar input, the array otherwise."""
-    return result[()] if np.ndim(values) == 0 else result
 
 
 def _ulp_at(x: np.ndarray, fmt: Format) -> NDArray[np.float64]:

@@ -8,10 +8,13 @@ float dtype that holds every value of the format exactly (``dtype="narrow"``).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
+from .. import codes as K
 from ..formats import Format, get_format
 
 __all__ = ["result_dtype"]
@@ -58,3 +61,16 @@ def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
         f"dtype {target} is not a float dtype that holds {fmt.name} values; expected None, "
         "'narrow', float16/float32/float64 or the format's own ml_dtypes type"
     )
+
+
+@lru_cache(maxsize=64)
+def _value_table(fmt: Format, dtype: np.dtype[Any]) -> NDArray[Any]:
+    """The value of every code of a format of at most 8 bits, in ``dtype`` (exact)."""
+    every_code = np.arange(1 << fmt.bits, dtype=K.code_dtype(fmt))
+    table: NDArray[Any] = K.codes_to_values(every_code, fmt).astype(dtype)
+    return table
+
+
+def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
+    """A scalar of the result's dtype for scalar input, the array otherwise."""
+    return result[()] if np.ndim(values) == 0 else result
