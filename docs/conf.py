@@ -87,6 +87,7 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "tasklist"]
 myst_heading_anchors = 3
+myst_heading_slug_func = "fpx_docs.jupyter_heading_slug"  # anchors as JupyterLab makes them
 
 # --- offline: MathJax 3 from the build, never a CDN ---------------------------------------
 # The package sphinx-mathjax-offline (a pinned "docs" dependency) carries MathJax 3.2.2;

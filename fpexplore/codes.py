@@ -36,6 +36,7 @@ from ._kernels.dtypes import code_dtype
 from ._kernels.errors import rounding_errors
 from ._kernels.errors import spacing_exponents as spacing_exponents
 from ._kernels.fields import KIND_CODES, Kind, classify, codes_to_values, fields, split_codes
+from ._kernels.integers import exact_float64 as exact_float64
 from ._kernels.neighbours import next_down_codes, next_up_codes
 from ._kernels.rounding import round_codes, round_values
 

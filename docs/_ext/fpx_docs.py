@@ -212,3 +212,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", keras_note)
     app.connect("autodoc-process-docstring", escape_absolute_values)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def jupyter_heading_slug(text: str) -> str:
+    """Heading anchors as JupyterLab makes them (the text, spaces as hyphens, case kept),
+    so that a notebook's ``00-index.ipynb#References`` link works in both places."""
+    return "-".join(text.split())

@@ -49,8 +49,9 @@ def _field_dtype(width: int) -> np.dtype:
 
 
 def check_codes(codes: Any, fmt: Format) -> np.ndarray:
-    """Validate an array of codes (non-negative integers below ``2**bits``)."""
-    arr = np.asarray(codes)
+    """Validate an array of codes (non-negative integers below ``2**bits``), in
+    native byte order and the format's code dtype."""
+    arr = _native_order(np.asarray(codes))
     if arr.dtype.kind not in "iu":
         raise TypeError(f"codes must be integers, got an array of dtype {arr.dtype}")
     every_pattern_valid = arr.dtype.kind == "u" and arr.dtype.itemsize * 8 <= fmt.bits
@@ -74,11 +75,20 @@ def _float_bits(x: float) -> int:
     return int(np.float64(x).view(np.uint64))
 
 
+def _native_order(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in the machine's byte order (``'>f4'`` read as the numbers it holds)."""
+    return arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("="))
+
+
 def _real_array(values: Any) -> np.ndarray:
-    arr = np.asarray(values)
+    """Check an array of real numbers; returned in native byte order.
+
+    Refused with TypeError: bool, complex, str, bytes, datetime, timedelta,
+    void and object arrays, and long doubles (more bits than float64)."""
+    arr = _native_order(np.asarray(values))
     if arr.dtype.kind == "V" and _is_float_format(arr.dtype):
-        return arr.astype(np.float64)  # ml_dtypes arrays (bfloat16, FP8...) widen exactly
-    if arr.dtype.kind not in "fiub" or arr.dtype.kind == "b":
+        return arr  # ml_dtypes arrays (bfloat16, FP8...): widened exactly by widen_into
+    if arr.dtype.kind not in "fiu":
         raise TypeError(
             f"expected an array of real numbers, got dtype {arr.dtype}; "
             "use decode() for strings and exact inputs"
@@ -96,5 +106,37 @@ def _is_float_format(dtype: np.dtype) -> bool:
     return True
 
 
+def widen_into(out: np.ndarray, x: np.ndarray) -> None:
+    """``out[...] = x`` as float64, exactly; NaNs keep their sign, quiet bit and
+    payload (the hardware's float32 -> float64 conversion, and ml_dtypes', quiet
+    a signalling NaN: here its bits are moved as they are, aligned to float64's
+    52 fraction bits). Integers beyond 2**53 are rounded to nearest here: callers
+    that need them exact use :mod:`fpexplore._kernels.integers` first."""
+    with np.errstate(invalid="ignore"):
+        np.copyto(out, x, casting="unsafe")
+    narrow = x.dtype.kind == "V" or (x.dtype.kind == "f" and x.dtype.itemsize < 8)
+    if narrow and x.size and np.isnan(out.max()):
+        nan = np.isnan(out)
+        out[nan] = nan_bits_to_float64(x[nan], get_format(x.dtype)).view(np.float64)
+
+
+def nan_bits_to_float64(x: np.ndarray, fmt: Format) -> np.ndarray:
+    """The float64 bits of the NaNs of a narrower format: sign, then the stored
+    mantissa (quiet bit and payload) moved to the top of float64's fraction; an
+    'fn' NaN (which has no quiet bit) becomes the canonical quiet NaN."""
+    codes = np.ascontiguousarray(x).view(code_dtype(fmt)).astype(np.uint64)
+    sign = (codes >> np.uint64(fmt.bits - 1)) << np.uint64(63)
+    if fmt.nan_encoding != "ieee":
+        return sign | np.uint64(_NAN_BITS)
+    fraction = codes & np.uint64((1 << fmt.mantissa_bits) - 1)
+    return sign | np.uint64(_INF_BITS) | (fraction << np.uint64(52 - fmt.mantissa_bits))
+
+
 def _as_float64(values: Any) -> np.ndarray:
-    return _real_array(values).astype(np.float64, copy=False)
+    """Real values as a float64 array (see :func:`widen_into`)."""
+    arr = _real_array(values)
+    if arr.dtype == np.float64:
+        return arr
+    out = np.empty(arr.shape, np.float64)
+    widen_into(out, arr)
+    return out

@@ -10,7 +10,8 @@ import numpy as np
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _real_array
+from .dtypes import _INF_BITS, _real_array, widen_into
+from .integers import exact_float64, integer_errors, wide_integers
 from .round_blocked import _round_into, _rounder
 from .round_f32 import _rounder32, _Scratch32, round_block32
 from .rounding import round_values
@@ -36,7 +37,10 @@ def rounding_errors(
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
-    x = _real_array(values)
+    given = _real_array(values)
+    # float32 stays as it is (widened a block at a time below); other inputs are made
+    # float64 once (integers beyond 2**53 pre-rounded)
+    x = given if given.dtype == np.float32 else exact_float64(given, fmt, rounding)
     r = _rounder(fmt, rounding, overflow)
     precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
     r32 = _rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
@@ -50,7 +54,7 @@ def rounding_errors(
             xb = flat[block]
         else:  # widened a block at a time (exactly), never the whole array
             xb = scratch.wide.floats("input")[:k]
-            np.copyto(xb, flat[block], casting="unsafe")
+            widen_into(xb, flat[block])
         # the outputs double as work arrays, so a block touches five arrays only
         np.abs(xb, out=rel_error)
         low, high = np.minimum.reduce(rel_error), np.maximum.reduce(rel_error)
@@ -81,6 +85,11 @@ def rounding_errors(
 
     _run_blocks(flat.size, BLOCK, work, _BothScratch)
     rounded_all, abs_all, rel_all, ulp_all = outputs
+    wide = wide_integers(given)
+    if wide is not None and wide.any():  # measured from the integers themselves
+        abs_all[wide], rel_all[wide], ulp_all[wide] = integer_errors(
+            given[wide], rounded_all[wide], fmt
+        )
     return rounded_all, abs_all, rel_all, ulp_all
 
 

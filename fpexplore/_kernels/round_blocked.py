@@ -42,6 +42,7 @@ class _Rounder(NamedTuple):
     big_code: int  # magnitude code of an overflow that rounds away from zero
     big_bits: int  # its float64 bits
     magic: bool  # nearest_even by adding and subtracting a power of two (see below)
+    floor_bits: int  # float64 bits of a quarter quantum when to_quanta < 1, else 0
 
 
 @lru_cache(maxsize=128)
@@ -61,10 +62,11 @@ def _rounder(fmt: Format, rounding: str, overflow: str | None) -> _Rounder | Non
         big_code, big_bits = fmt.nan_code, _NAN_BITS
     scale = m - fmt.emin
     magic = rounding == "nearest_even" and m <= 51 and fmt.emax + 52 - m < 1022
+    floor_bits = _float_bits(fmt.smallest_subnormal / 4) if scale < 0 else 0
     return _Rounder(
         fmt, rounding, overflow, native, 52 - m, _float_bits(fmt.smallest_normal),
         _float_bits(fmt.max), (2.0 ** (scale // 2), 2.0 ** (scale - scale // 2)),
-        ((1023 - fmt.bias) << m) % (1 << 64), big_code, big_bits, magic,
+        ((1023 - fmt.bias) << m) % (1 << 64), big_code, big_bits, magic, floor_bits,
     )  # fmt: skip
 
 
@@ -171,11 +173,22 @@ def _round_small(
 ) -> None:
     """Results below smallest_normal: count subnormal quanta in float64 (exact
     there), round that count to an integer by the rounding mode, and blend it in
-    where the magnitude (or, after nearest-even, the result) is that small."""
+    where the magnitude (or, after nearest-even, the result) is that small.
+
+    In a format whose quantum is above 1 (smallest subnormal > 1) the count is a
+    scaling down, which would underflow for tiny magnitudes (5e-324 would count
+    as 0 quanta, and round ``up`` to 0): nonzero magnitudes below a quarter
+    quantum are first raised to a quarter quantum, which every mode rounds as it
+    rounds them (to 0, or away from zero to one quantum)."""
     k = a.size
     quanta = scratch.floats()[:k]
     source = rounded if r.magic else a  # nearest-even: already rounded, only convert
-    np.multiply(source.view(np.float64), r.to_quanta[0], out=quanta)  # exact when small
+    scaled = source
+    if r.floor_bits:
+        scaled = quanta.view(np.uint64)
+        np.maximum(source, r.floor_bits, out=scaled)
+        np.copyto(scaled, 0, where=source == 0)
+    np.multiply(scaled.view(np.float64), r.to_quanta[0], out=quanta)  # exact when small
     np.multiply(quanta, r.to_quanta[1], out=quanta)  # (two factors: 2**1074 overflows)
     mode = r.rounding
     if r.magic:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..formats import Format
-from .dtypes import code_dtype
+from .dtypes import code_dtype, widen_into
 from .round_blocked import _round_into, _rounder, _Scratch
 
 _MAG32 = 0x7FFF_FFFF
@@ -155,7 +155,9 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
         r64 = _rounder(r.fmt, r.rounding, r.overflow)
         assert r64 is not None
         result64 = np.empty(k, code_dtype(r.fmt) if as_codes else np.float64)
-        _round_into(x.astype(np.float64), r64, result64, s.fallback())
+        wide = np.empty(k)
+        widen_into(wide, x)  # NaNs keep their bits (a signalling one stays signalling)
+        _round_into(wide, r64, result64, s.fallback())
         np.copyto(out, result64, casting="unsafe")
         return
     small = need_low and low < r.normal_bits

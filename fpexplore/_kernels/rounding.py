@@ -11,8 +11,9 @@ import numpy as np
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _as_float64, _real_array, code_dtype
+from .dtypes import _real_array, code_dtype, widen_into
 from .fields import codes_to_values
+from .integers import exact_float64, pre_round, wide_integers
 from .round_blocked import _round_into, _rounder
 from .round_f32 import _rounder32, _Scratch32, round_block32
 from .round_general import _round_block_float
@@ -47,17 +48,21 @@ def _round_array(
     convert = flat.dtype != np.float64
 
     def work(block: slice, scratch: _Scratch) -> None:
-        xb = _converted(flat[block], scratch) if convert else flat[block]
+        xb = _converted(flat[block], scratch, r.fmt, rounding) if convert else flat[block]
         _round_into(xb, r, dst[block], scratch)
 
     _run_blocks(flat.size, BLOCK, work, _Scratch)
     return out
 
 
-def _converted(x: np.ndarray, scratch: _Scratch) -> np.ndarray:
-    """A float64 copy of a block of another real dtype (or byte order), in scratch."""
+def _converted(x: np.ndarray, scratch: _Scratch, fmt: Format, rounding: str) -> np.ndarray:
+    """A float64 copy of a block of another real dtype, in scratch, that rounds into
+    ``fmt`` as the block's exact values do (integers beyond 2**53 pre-rounded)."""
     converted = scratch.floats("input")[: x.size]
-    np.copyto(converted, x, casting="unsafe")
+    widen_into(converted, x)
+    wide = wide_integers(x)
+    if wide is not None and wide.any():
+        converted[wide] = pre_round(x[wide], fmt, rounding)
     return converted
 
 
@@ -69,9 +74,11 @@ def round_codes(
     overflow: str | None = None,
     rng: Any = None,
 ) -> np.ndarray:
-    """Round float64 values into ``fmt`` and return their codes.
+    """Round an array of real values into ``fmt`` and return their codes.
 
-    Each value is rounded once, from its exact binary64 value; results match
+    Each value is rounded once, from its exact value (floats of any width and
+    byte order, ml_dtypes arrays, integers: those beyond 2**53 with integer
+    arithmetic, see :mod:`fpexplore._kernels.integers`); results match
     :func:`fpexplore.exact.round_real` bit for bit (NaN payloads included).
     The work is done in cache-sized blocks with integer arithmetic on the
     float64 bits (numpy's own casts for float16/32/64 under nearest_even).
@@ -81,9 +88,9 @@ def round_codes(
     check_overflow(overflow)
     if _rounder(fmt, rounding, overflow) is not None:
         return _round_array(values, fmt, rounding, overflow, code_dtype(fmt))
-    x = _as_float64(values)
     if rounding == "stochastic":
         rng = np.random.default_rng(rng)
+    x = exact_float64(_real_array(values), fmt, rounding, rng)
     flat = x.reshape(-1)
     out = np.empty(flat.shape, dtype=code_dtype(fmt))
     for start in range(0, flat.size, BLOCK):
@@ -105,7 +112,7 @@ def round_values(
     rng: Any = None,
     dtype: Any = np.float64,
 ) -> np.ndarray:
-    """Round float64 values into ``fmt``; return the rounded values as float64
+    """Round an array of real values into ``fmt``; return the rounded values as float64
     (or float32 with ``dtype=np.float32``, for a format whose values all are float32s).
 
     Blocked like :func:`round_codes`, writing float64 values directly (no codes

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -222,13 +223,38 @@ def save_plot(
 
         size, recipe = FIGURES[f"mixed_{name}"]
         figure = Figure(figsize=size, layout="constrained")
-        recipe(figure)
-        figure.savefig(path, dpi=DPI)
+        _quietly(name, path, lambda: recipe(figure), lambda: figure.savefig(path, dpi=DPI))
         return path
     width, height = FIGURE_SIZES.get(name, (10, 5))
     if name == "bits" and formats is not None and formats[0].bits > 32:
         width = 16
     figure = Figure(figsize=(width, height), layout="constrained")
-    _draw(name, plot, figure.subplots(), value, formats, span)
-    figure.savefig(path, dpi=DPI)
+    _quietly(
+        name,
+        path,
+        lambda: _draw(name, plot, figure.subplots(), value, formats, span),
+        lambda: figure.savefig(path, dpi=DPI),
+    )
     return path
+
+
+def _quietly(name: str, path: Path, draw: Any, save: Any) -> None:
+    """Draw and save with numpy's and matplotlib's warnings held back (nothing on
+    stderr on success); a figure that cannot be drawn over the asked range is one
+    UsageError, and leaves no file behind."""
+    existed = path.exists()
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            draw()
+            save()
+        except UsageError:
+            raise
+        except (ValueError, OverflowError, ArithmeticError, RuntimeError) as err:
+            if not existed:
+                path.unlink(missing_ok=True)
+            first = (str(err).splitlines() or [type(err).__name__])[0]
+            raise UsageError(
+                f"--plot {name} cannot be drawn with these arguments ({first}); "
+                "try a narrower --range or another format"
+            ) from None

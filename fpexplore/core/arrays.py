@@ -114,7 +114,7 @@ def decode_array(
     as_codes = arr.dtype.kind in "iu" if codes is None else codes
     if as_codes:
         code = K.check_codes(arr, fmt)
-    elif arr.dtype.name == fmt.name and fmt == FORMATS.get(fmt.name):
+    elif arr.dtype.isnative and arr.dtype.name == fmt.name and fmt == FORMATS.get(fmt.name):
         code = arr.view(K.code_dtype(fmt))
     else:
         code = K.round_codes(arr, fmt)

@@ -27,9 +27,12 @@ import numpy as np
 from .. import codes as K
 from ..codes import Kind
 from ..exact import (
+    StandIn,
     check_overflow,
     check_rounding,
     parse_real,
+    quotient,
+    ratio,
     round_real,
     to_float,
     ulp_exponent,
@@ -74,6 +77,7 @@ class FloatParts:
     rounding: str | None = "nearest_even"  # None: made by from_bits
     _input_special: str | None = field(default=None, repr=False)
     _input_sign: int = field(default=0, repr=False)
+    _input_given: StandIn | None = field(default=None, repr=False)
 
     # -- fields -------------------------------------------------------------------
     @cached_property
@@ -197,27 +201,45 @@ class FloatParts:
             return self.abs_error if self.abs_error != 0 else 0.0
         if self.input_exact == 0:
             return 0.0 if self.error == 0 else math.inf
-        return to_float(abs(self.error) / abs(self.input_exact))
+        given = self._input_given
+        if given is not None and given.kind == "long":  # x lies in (t, t + 10**-2200)
+            return given.relative(abs(self.exact or Fraction(0)), abs(self.input_exact))
+        return ratio(self.error, self.input_exact)
 
     @property
     def ulp_error(self) -> float:
         if self.error is None or self.input_exact is None:
             return self.abs_error if self.abs_error != 0 else 0.0
+        given = self._input_given
+        if given is not None and given.kind == "huge":  # |x - stored| ~ x: far beyond max
+            return given.ulps(self.format.mantissa_bits)
         if self.input_exact == 0:
-            spacing = Fraction(2) ** (self.format.emin - self.format.mantissa_bits)
+            shift = self.format.emin - self.format.mantissa_bits
         else:
-            spacing = Fraction(2) ** ulp_exponent(abs(self.input_exact), self.format)
-        return to_float(abs(self.error) / spacing)
+            shift = ulp_exponent(abs(self.input_exact), self.format)
+        error = abs(self.error)
+        return quotient(error.numerator << max(-shift, 0), error.denominator << max(shift, 0))
 
     # -- neighbours ---------------------------------------------------------------
     def next_up(self) -> FloatParts:
         """The next representable value above (IEEE nextUp); see
-        :func:`fpexplore.codes.next_up_codes` for the edges."""
-        return from_bits(int(K.next_up_codes([self.code], self.format)[0]), self.format)
+        :func:`fpexplore.codes.next_up_codes` for the edges. From an infinite input
+        that the format cannot hold, the step starts at the input (as
+        :func:`fpexplore.next_up` does): from -inf it is -max."""
+        return self._step(K.next_up_codes, 1)
 
     def next_down(self) -> FloatParts:
-        """The next representable value below (IEEE nextDown)."""
-        return from_bits(int(K.next_down_codes([self.code], self.format)[0]), self.format)
+        """The next representable value below (IEEE nextDown); from +inf, +max."""
+        return self._step(K.next_down_codes, 0)
+
+    def _step(self, step: Any, start_sign: int) -> FloatParts:
+        fmt, code = self.format, self.code
+        if self._input_special == "inf" and not fmt.has_infinity:
+            edge = fmt.max_code | (fmt.sign_mask if self._input_sign else 0)
+            code = edge if self._input_sign == start_sign else int(step([edge], fmt)[0])
+        else:
+            code = int(step([code], fmt)[0])
+        return from_bits(code, fmt)
 
     # -- rendering ----------------------------------------------------------------
     def __str__(self) -> str:
@@ -274,7 +296,7 @@ def decode(
     check_overflow(overflow)
     exact = parse_real(x)
     code = round_real(exact, fmt, rounding, overflow)
-    return FloatParts(code, fmt, x, exact.value, rounding, exact.special, exact.sign)
+    return FloatParts(code, fmt, x, exact.value, rounding, exact.special, exact.sign, exact.given)
 
 
 def from_bits(code: Any, fmt: FormatLike) -> FloatParts:

@@ -30,7 +30,7 @@ __all__ = ["Binade", "BinadeTable", "binade_table", "count_between", "values_bet
 def _bound(x: Any, name: str) -> ExactReal:
     exact = parse_real(x)
     if exact.special == "nan":
-        raise ValueError(f"{name} must be a number or +-inf, got {x!r}")
+        raise ValueError(f"{name} must be a number or +-inf, got {x!s:.40}")
     return exact
 
 
@@ -124,7 +124,8 @@ def values_between(lo: Any, hi: Any, fmt: FormatLike, *, limit: int | None = 100
     start, stop = _count_below(low, fmt), _count_below(high, fmt)
     if limit is not None and stop - start > limit:
         raise ValueError(
-            f"[{lo}, {hi}) holds {stop - start} values of {fmt.name}, more than "
+            f"[{low.to_float()!r}, {high.to_float()!r}) holds {stop - start} values of "
+            f"{fmt.name}, more than "
             f"limit={limit}; pass a larger limit or a narrower range"
         )
     if stop <= start:

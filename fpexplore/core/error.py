@@ -23,6 +23,8 @@ from ..formats import Format, FormatLike, get_format
 from .lazy import is_dask, map_elementwise
 from .narrow import _holds, _narrow_shaped, _value_table, result_dtype
 
+_FLOAT64 = get_format("float64")
+
 __all__ = [
     "RepresentationError",
     "next_down",
@@ -174,7 +176,8 @@ def ulp(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     array([9.76562500e-04, 1.95312500e-03, 3.20000000e+01, 5.96046448e-08])
     """
     fmt = get_format(fmt)
-    x = K._as_float64(values)
+    given = K._real_array(values)
+    x = K.exact_float64(given, _FLOAT64, "toward_zero")  # keeps each integer's binade
     with np.errstate(invalid="ignore"):
         return _shaped(_ulp_at(np.atleast_1d(x), fmt).reshape(x.shape), values)
 
@@ -188,20 +191,18 @@ def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float
 def next_up(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     """The smallest representable value of ``fmt`` strictly above each value.
 
+    From -inf that is -max in every format; from +inf (and above max) it is
+    +inf where the format has infinities, else what overflow gives there: NaN
+    in 'fn' formats, +max again in formats with neither (FP6, FP4).
+
     Examples
     --------
     >>> next_up([1.0, 65504.0, -0.0], "float16")
     array([1.00097656e+00,            inf, 5.96046448e-08])
+    >>> next_up([-np.inf, np.inf], "float8_e4m3fn")
+    array([-448.,   nan])
     """
-    fmt = get_format(fmt)
-    x = np.atleast_1d(K._as_float64(values))
-    if not fmt.is_signed:
-        return _shaped(_unsigned_step(x, fmt, up=True).reshape(np.shape(values)), values)
-    code = K.round_codes(x, fmt, "up")
-    stored = K.codes_to_values(code, fmt)
-    on_grid = stored == x
-    code[on_grid] = K.next_up_codes(code[on_grid], fmt)
-    return _shaped(K.codes_to_values(code, fmt).reshape(np.shape(values)), values)
+    return _shaped(_step(values, get_format(fmt), up=True), values)
 
 
 @overload
@@ -211,16 +212,35 @@ def next_down(values: _Arrayish, fmt: FormatLike) -> NDArray[np.float64]: ...
 @overload
 def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]: ...
 def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
-    """The largest representable value of ``fmt`` strictly below each value."""
-    x = K._as_float64(values)
-    fmt = get_format(fmt)
-    if not fmt.is_signed:  # no -x to step up from
-        step = _unsigned_step(np.atleast_1d(x), fmt, up=False)
-        return _shaped(step.reshape(np.shape(values)), values)
-    below = -np.asarray(next_up(-x, fmt))
-    if not fmt.has_negative_zero:  # fnuz, P3109: the zero below a tiny positive is +0
-        below = below + 0.0
-    return _shaped(below, values)
+    """The largest representable value of ``fmt`` strictly below each value
+    (``-next_up(-x)``).
+
+    >>> next_down([np.inf, -448.0], "float8_e4m3fn")
+    array([448.,  nan])
+    """
+    return _shaped(_step(values, get_format(fmt), up=False), values)
+
+
+def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
+    """next_up (``up``) or next_down of each value, exactly for every input dtype."""
+    given = np.atleast_1d(K._real_array(values))
+    if not fmt.is_signed:  # no -x to step from
+        return _unsigned_step(K._as_float64(given), fmt, up=up).reshape(np.shape(values))
+    code = K.round_codes(given, fmt, "up" if up else "down")
+    on_grid = code == K.round_codes(given, fmt, "down" if up else "up")  # or inf, NaN
+    high, low = (K.exact_float64(given, _FLOAT64, mode) for mode in ("up", "down"))
+    with np.errstate(invalid="ignore"):  # beyond max: saturated, not on the grid
+        on_grid &= ~(np.isfinite(high) & (high > fmt.max) | np.isfinite(low) & (low < -fmt.max))
+    step = K.next_up_codes if up else K.next_down_codes
+    code[on_grid] = step(code[on_grid], fmt)
+    if not fmt.has_infinity and given.dtype.kind not in "iu":  # from an infinity
+        x = K._as_float64(given)
+        start, beyond = (-np.inf, np.inf) if up else (np.inf, -np.inf)
+        code[x == start] = (fmt.sign_mask if up else 0) | fmt.max_code  # -max or +max
+        edge = fmt.max_code if up else fmt.sign_mask | fmt.max_code  # what lies past it
+        code[x == beyond] = step(np.array([edge], code.dtype), fmt)[0]
+    values_out: NDArray[np.float64] = K.codes_to_values(code, fmt).reshape(np.shape(values))
+    return values_out
 
 
 def _unsigned_step(x: NDArray[np.float64], fmt: Format, *, up: bool) -> NDArray[np.float64]:
@@ -286,16 +306,17 @@ def representation_error(
 
     The absolute error is exact before its one rounding to float64 (the
     subtraction of two doubles is correctly rounded). float32 inputs are rounded
-    on their own codes and widened a block at a time; ``values`` keeps their dtype.
+    on their own codes, widened a block at a time.
     A dask array gives a :class:`RepresentationError` of dask arrays, each chunk
     computed once for all four.
     """
     fmt = get_format(fmt)
     if is_dask(values):
         return _lazy_errors(values, fmt, rounding, overflow)
-    x = np.atleast_1d(K._real_array(values))
+    given = np.atleast_1d(K._real_array(values))
+    x = K._as_float64(given)
     rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
-        x, fmt, rounding, overflow=overflow
+        given, fmt, rounding, overflow=overflow
     )
     shape = np.shape(values)
     x, rounded, abs_error, rel_error, ulp_error = (

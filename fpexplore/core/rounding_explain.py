@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..exact import ROUNDING_NAMES, parse_real, ulp_exponent
+from ..exact import ROUNDING_NAMES, parse_real, to_float, ulp_exponent
 from ..formats import Format, FormatLike, get_format
 from .decode import FloatParts, decode
 
@@ -185,7 +185,7 @@ class RoundingExplanation:
         lines = [
             f"between {self.below.value!r} ({self.below.hex}) and "
             f"{self.above.value!r} ({self.above.hex})",
-            f"{float(self.position):.6g} ULP past the one nearer zero",
+            f"{to_float(self.position):.6g} ULP past the one nearer zero",
         ]
         if self.guard is not None:
             lines.append(

@@ -11,7 +11,16 @@ Imports only :mod:`fpexplore.formats`.
 '0x40490fd0'
 """
 
-from .parse import MAX_DECIMAL_EXPONENT, ExactReal, parse_real, to_float
+from .parse import (
+    DECIMAL_PLACES,
+    MAX_DECIMAL_EXPONENT,
+    ExactReal,
+    StandIn,
+    parse_real,
+    quotient,
+    ratio,
+    to_float,
+)
 from .rounding import (
     OVERFLOW_MODES,
     ROUNDING_MODES,
@@ -21,22 +30,28 @@ from .rounding import (
     overflow_code,
     round_magnitude,
     round_real,
+    tiny_after_rounding,
     ulp_exponent,
 )
 from .rounding import _magnitude_mode as _magnitude_mode
 
 __all__ = [
+    "DECIMAL_PLACES",
     "MAX_DECIMAL_EXPONENT",
     "OVERFLOW_MODES",
     "ROUNDING_MODES",
     "ROUNDING_NAMES",
     "ExactReal",
+    "StandIn",
     "check_overflow",
     "check_rounding",
     "overflow_code",
     "parse_real",
+    "quotient",
+    "ratio",
     "round_magnitude",
     "round_real",
+    "tiny_after_rounding",
     "to_float",
     "ulp_exponent",
 ]

@@ -25,12 +25,28 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..formats import FORMATS
+from ..formats import Format, get_format
+from .decimal_input import (
+    DECIMAL_PLACES,
+    MAX_BINARY_EXPONENT,
+    MAX_DECIMAL_EXPONENT,
+    MAX_RATIO_DIGITS,
+    StandIn,
+    bounded,
+    quotient,
+    ratio,
+)
 
-__all__ = ["MAX_DECIMAL_EXPONENT", "ExactReal", "parse_real", "to_float"]
-
-MAX_DECIMAL_EXPONENT = 100_000
-"""Decimal inputs beyond 1e+-100000 are refused (far outside every format)."""
+__all__ = [
+    "DECIMAL_PLACES",
+    "MAX_DECIMAL_EXPONENT",
+    "ExactReal",
+    "StandIn",
+    "parse_real",
+    "quotient",
+    "ratio",
+    "to_float",
+]
 
 
 class ExactReal(NamedTuple):
@@ -47,6 +63,7 @@ class ExactReal(NamedTuple):
     special: str | None = None  # None, "inf" or "nan"
     payload: int | None = 0
     quiet: bool = True
+    given: StandIn | None = None  # the decimal, where ``magnitude`` only stands in for it
 
     @property
     def is_finite(self) -> bool:
@@ -90,31 +107,46 @@ def _from_float(x: float) -> ExactReal:
     return ExactReal(sign, Fraction(abs(x)))
 
 
-def _from_narrow_nan(x: np.floating) -> ExactReal:
-    """A float16/float32 NaN read from its bits, payload aligned to float64's 52."""
-    width = x.dtype.itemsize * 8
-    m = {16: 10, 32: 23}[width]
-    bits = int(np.array(x).view(f"u{x.dtype.itemsize}"))
+def _from_narrow_float(x: np.generic, fmt: Format) -> ExactReal:
+    """A float16/float32 or ml_dtypes scalar: its exact value, or for a NaN its bits
+    (``float()`` would quiet a signalling NaN): sign, quiet bit and payload aligned
+    to float64's 52 fraction bits; an 'fn' NaN, which has no quiet bit, is quiet."""
+    with np.errstate(invalid="ignore"):  # comparing a signalling NaN signals
+        if not np.isnan(x):
+            return _from_float(float(x))
+    raw = np.array(x).view(f"u{np.dtype(type(x)).itemsize}")
+    bits = int(raw) & ((1 << fmt.bits) - 1)
+    sign = bits >> (fmt.bits - 1)
+    if fmt.nan_encoding != "ieee":
+        return ExactReal(sign, None, "nan", None, True)
+    m = fmt.mantissa_bits
     payload = (bits & ((1 << m) - 1)) << (52 - m)
-    return ExactReal(bits >> (width - 1), None, "nan", payload, bool(payload >> 51))
+    return ExactReal(sign, None, "nan", payload, bool(payload >> 51))
+
+
+def _scalar_format(x: Any) -> Format | None:
+    """The format of a numpy float16/float32 or ml_dtypes scalar, else None."""
+    if not isinstance(x, np.generic) or isinstance(x, np.float64 | np.longdouble):
+        return None
+    try:
+        return get_format(np.dtype(type(x)))
+    except (TypeError, ValueError):
+        return None
 
 
 def _from_fraction(x: Fraction) -> ExactReal:
     return ExactReal(1 if x < 0 else 0, abs(x))
 
 
-def _from_decimal(d: Decimal, original: Any) -> ExactReal:
+def _from_decimal(d: Decimal) -> ExactReal:
     sign = 1 if d.is_signed() else 0
     if d.is_nan():
         return ExactReal(sign, None, "nan", None, not d.is_snan())
     if d.is_infinite():
         return ExactReal(sign, None, "inf")
-    if d and abs(d.adjusted()) > MAX_DECIMAL_EXPONENT:
-        raise ValueError(
-            f"{original!r} has a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT}; "
-            "expected a number of reasonable size"
-        )
-    return ExactReal(sign, abs(Fraction(d)))
+    _, digit_tuple, exponent = d.as_tuple()
+    assert isinstance(exponent, int)
+    return bounded("".join(map(str, digit_tuple)), exponent, sign)
 
 
 def _parse_string(text: str) -> ExactReal:
@@ -129,30 +161,54 @@ def _parse_string(text: str) -> ExactReal:
         return ExactReal(sign, None, "nan", None, True)
     if s == "snan":
         return ExactReal(sign, None, "nan", None, False)
-    if _DECIMAL.fullmatch(s):
-        exact = _from_decimal(Decimal(s.replace("_", "")), text)
-        return exact._replace(sign=sign)
+    if _is_plain_decimal(s) or _DECIMAL.fullmatch(s):
+        body, _, power = s.replace("_", "").partition("e")
+        whole, _, fraction = body.partition(".")
+        if len(power.lstrip("+-0")) > 100:
+            raise ValueError(
+                f"{short_text(text)} has a decimal exponent of more than 100 digits; "
+                "expected a number of reasonable size"
+            )
+        return bounded(whole + fraction, int(power or "0") - len(fraction), sign)
     hex_match = _HEX.fullmatch(s)
     if hex_match and (hex_match["int"] or hex_match["frac"]):
         int_part = (hex_match["int"] or "").replace("_", "")
         frac_part = (hex_match["frac"] or "").replace("_", "")
         exponent = int((hex_match["exp"] or "0").replace("_", ""))
-        if abs(exponent) > 4 * MAX_DECIMAL_EXPONENT:
-            raise ValueError(f"{text!r} has a binary exponent too large to handle")
+        if abs(exponent) > MAX_BINARY_EXPONENT or len(int_part + frac_part) > MAX_RATIO_DIGITS:
+            raise ValueError(
+                f"{short_text(text)} has a binary exponent beyond +-{MAX_BINARY_EXPONENT} or more "
+                f"than {MAX_RATIO_DIGITS} digits; "
+                "expected a hex float of reasonable size (or write it as a decimal)"
+            )
         mantissa = int(int_part + frac_part or "0", 16)
         exponent -= 4 * len(frac_part)
         magnitude = Fraction(mantissa) * (Fraction(2) ** exponent)
         return ExactReal(sign, magnitude)
-    ratio = _RATIO.fullmatch(s)
-    if ratio:
-        den = int(ratio["den"].replace("_", ""))
-        if den == 0:
-            raise ValueError(f"{text!r} divides by zero; expected a real number")
-        return ExactReal(sign, Fraction(int(ratio["num"].replace("_", "")), den))
+    ratio_match = _RATIO.fullmatch(s)
+    if ratio_match:
+        num, den = (ratio_match[part].replace("_", "") for part in ("num", "den"))
+        if max(len(num), len(den)) > MAX_RATIO_DIGITS:
+            raise ValueError(
+                f"a ratio with {max(len(num), len(den))} digits is too long; expected at "
+                f"most {MAX_RATIO_DIGITS} digits above and below the '/'"
+            )
+        if not den.strip("0"):
+            raise ValueError(f"{short_text(text)} divides by zero; expected a real number")
+        return ExactReal(sign, Fraction(int(Decimal(num)), int(Decimal(den))))
     raise ValueError(
-        f"could not read {text!r} as a number; expected a decimal such as '0.1' or "
+        f"could not read {short_text(text)} as a number; expected a decimal such as '0.1' or "
         "'-1e-8', a hex float such as '0x1.8p1', a ratio such as '1/3', 'inf' or 'nan'"
     )
+
+
+def _is_plain_decimal(s: str) -> bool:
+    """A fast check (linear, no regex) for the common spelling ``123.456e-7``."""
+    mantissa, e, power = s.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    power = power[1:] if power[:1] in ("+", "-") else power
+    digits = (whole + fraction).isascii() and (whole + fraction).isdigit()
+    return digits and (not e or (power.isascii() and power.isdigit()))
 
 
 def parse_real(x: Any) -> ExactReal:
@@ -166,7 +222,8 @@ def parse_real(x: Any) -> ExactReal:
     Raises
     ------
     TypeError
-        For objects that are not real numbers (None, bool, complex, arrays...).
+        For objects that are not real numbers (None, bool, complex, arrays, numpy
+        dates, durations, ``str_``, ``bytes_``, ``void``...).
     ValueError
         For strings that do not spell a number.
 
@@ -176,21 +233,36 @@ def parse_real(x: Any) -> ExactReal:
     Fraction(1, 10)
     >>> parse_real(0.1).magnitude == Fraction(3602879701896397, 2**55)
     True
-    >>> parse_real("-0x1.8p1")
-    ExactReal(sign=1, magnitude=Fraction(3, 1), special=None, payload=0, quiet=True)
+    >>> parse_real("-0x1.8p1").value
+    Fraction(-3, 1)
+
+    Decimals of any length or exponent are answered in bounded time: beyond
+    1e+-400, or past 2200 decimal places, ``magnitude`` is a stand-in that every
+    rounding treats as the decimal itself (see
+    :func:`fpexplore.exact.decimal_input.bounded`).
+
+    >>> parse_real("1e99999999999999999999").given.kind
+    'huge'
+
     """
     if isinstance(x, bool | np.bool_):
         raise TypeError(f"expected a real number, got the bool {x!r}")
+    if isinstance(x, _NOT_NUMBERS):
+        raise TypeError(
+            f"expected a real number, got the numpy {type(x).__name__} {x!r}; "
+            "dates, durations, text and raw bytes are not numbers"
+        )
     if isinstance(x, int | np.integer):
         return _from_fraction(Fraction(int(x)))
-    if isinstance(x, np.float16 | np.float32) and np.isnan(x):
-        return _from_narrow_nan(x)  # float() would quiet a signalling NaN
-    if isinstance(x, float | np.float16 | np.float32 | np.float64):
+    narrow = _scalar_format(x)
+    if narrow is not None:
+        return _from_narrow_float(x, narrow)
+    if isinstance(x, float | np.float64):
         return _from_float(float(x))
     if isinstance(x, str):
         return _parse_string(x)
     if isinstance(x, Decimal):
-        return _from_decimal(x, x)
+        return _from_decimal(x)
     if isinstance(x, Fraction | Rational):
         return _from_fraction(Fraction(int(x.numerator), int(x.denominator)))
     if isinstance(x, np.ndarray) and x.ndim == 0:
@@ -199,8 +271,6 @@ def parse_real(x: Any) -> ExactReal:
         if not np.isfinite(x):
             return _from_float(float(x))
         return ExactReal(1 if np.signbit(x) else 0, abs(Fraction(*x.as_integer_ratio())))
-    if isinstance(x, np.generic) and np.dtype(type(x)).name in _ml_dtypes_names():
-        return _from_float(float(x))  # ml_dtypes scalars widen exactly
     if isinstance(x, np.ndarray | list | tuple):
         raise TypeError(
             f"expected a single real number, got a {type(x).__name__}; "
@@ -212,13 +282,18 @@ def parse_real(x: Any) -> ExactReal:
     )
 
 
-def _ml_dtypes_names() -> tuple[str, ...]:
-    return tuple(FORMATS)
+_NOT_NUMBERS = (np.timedelta64, np.datetime64, np.str_, np.bytes_, np.void, np.object_)
+
+
+def short_text(text: str, limit: int = 60) -> str:
+    """``repr(text)``, cut to about ``limit`` characters for error messages."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[: limit - 4]}...' ({len(text)} characters)"
 
 
 def to_float(x: Fraction) -> float:
     """``float(x)``, correctly rounded, with +-inf instead of OverflowError."""
     try:
         return float(x)
-    except OverflowError:
-        return math.copysign(math.inf, x)
+    except OverflowError:  # math.copysign(inf, x) would convert x too
+        return math.inf if x > 0 else -math.inf

@@ -37,6 +37,7 @@ __all__ = [
     "overflow_code",
     "round_magnitude",
     "round_real",
+    "tiny_after_rounding",
     "ulp_exponent",
 ]
 
@@ -85,11 +86,16 @@ def _magnitude_mode(rounding: str, sign: int) -> str:
 def ulp_exponent(magnitude: Fraction, fmt: Format) -> int:
     """log2 of the spacing of ``fmt`` in the binade of ``magnitude`` (> 0):
     ``max(floor(log2(magnitude)), emin) - mantissa_bits``, in integer arithmetic."""
+    return max(floor_log2(magnitude), fmt.emin) - fmt.mantissa_bits
+
+
+def floor_log2(magnitude: Fraction) -> int:
+    """``floor(log2(magnitude))`` of a positive Fraction, in integer arithmetic."""
     p, q = magnitude.numerator, magnitude.denominator
     e = p.bit_length() - q.bit_length()
     if (p << max(-e, 0)) < (q << max(e, 0)):
         e -= 1  # now 2**e <= magnitude < 2**(e+1)
-    return max(e, fmt.emin) - fmt.mantissa_bits
+    return e
 
 
 def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, int, bool]:
@@ -127,6 +133,44 @@ def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, i
         field == fmt.max_exponent_field and mantissa > fmt.max_mantissa
     )
     return field, mantissa, overflowed
+
+
+def tiny_after_rounding(magnitude: Fraction, fmt: Format, mode: str) -> bool:
+    """IEEE 754 tininess after rounding (section 7.5): whether ``magnitude`` (> 0),
+    rounded to the format's precision with an unbounded exponent range, lies below
+    ``smallest_normal``. ``mode`` is a magnitude mode (see :func:`round_magnitude`).
+
+    The underflow flag is raised for a tiny result that is inexact; this is also
+    what x86 hardware (and numpy's float64 -> float32 cast) detects. Just below
+    float32's smallest normal, 2**-126 - 2**-150 is stored as 2**-126 (a tie
+    between subnormals, to even), yet is tiny: with a wider exponent it is exact.
+
+    >>> from fpexplore.formats import get_format
+    >>> f32 = get_format("float32")
+    >>> tiny_after_rounding(Fraction(2) ** -126 - Fraction(2) ** -150, f32, "nearest_even")
+    True
+    >>> tiny_after_rounding(Fraction(2) ** -126 - Fraction(2) ** -151, f32, "nearest_even")
+    False
+    """
+    m = fmt.mantissa_bits
+    e = floor_log2(magnitude)
+    if e >= fmt.emin:
+        return False
+    if e < fmt.emin - 1:
+        return True
+    p, q = magnitude.numerator, magnitude.denominator
+    shift = e - m  # the quantum with an unbounded exponent range
+    num, den = (p, q << shift) if shift >= 0 else (p << -shift, q)
+    significand, remainder = divmod(num, den)
+    if remainder:
+        twice = 2 * remainder
+        if mode == "away":
+            significand += 1
+        elif mode == "nearest_away":
+            significand += twice >= den
+        elif mode == "nearest_even":
+            significand += twice > den or (twice == den and significand & 1)
+    return not significand >> (m + 1)  # no carry into 2**emin
 
 
 def overflow_code(fmt: Format, sign: int, mode: str, overflow: str | None) -> int:

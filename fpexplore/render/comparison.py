@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core.decode import decode
-from ..exact import _magnitude_mode, parse_real, round_magnitude
+from ..exact import _magnitude_mode, parse_real, round_magnitude, tiny_after_rounding
 from ..formats import FORMATS, Format, FormatLike, get_format
 from .html import contrast_text_color
 from .table import Table
@@ -200,7 +200,8 @@ def _flag(exact: Any, parts: Any, rounding: str) -> str:
     _, _, overflowed = round_magnitude(exact.magnitude, fmt, _magnitude_mode(rounding, exact.sign))
     if overflowed:
         return "overflow"
-    if parts.kind.value in ("zero", "subnormal") and parts.error != 0:
+    mode = _magnitude_mode(rounding, exact.sign)
+    if parts.error != 0 and tiny_after_rounding(exact.magnitude, fmt, mode):
         return "underflow"
     return ""
 
@@ -239,10 +240,13 @@ def compare(
       which have neither, and rounding toward zero): a saturated result.
       An input just above ``max`` that rounds down to ``max`` anyway (65505
       in float16) is ordinary rounding, not overflow.
-    - ``underflow``: the input is nonzero and finite and is stored as zero or
-      as a subnormal with a nonzero error, i.e. it lost bits because the
-      format ran out of exponent range. An exact subnormal (2**-24 in
-      float16) is not flagged.
+    - ``underflow``: the input is nonzero and finite, tiny after rounding
+      (rounded to the format's precision with an unbounded exponent range,
+      it lies below ``smallest_normal``: :func:`fpexplore.exact.tiny_after_rounding`)
+      and stored inexactly: the rule of x86 hardware, which numpy's casts
+      report under ``np.errstate(under="raise")``. An exact subnormal (2**-24
+      in float16) is not flagged; 2**-126 - 2**-150 in float32 is, although
+      it is stored as the normal 2**-126.
     - ``saturated``: the input is +-inf and the format has no infinity, so
       it stores +-max (FP6, FP4); ``inf -> NaN``: the same, in a format that
       stores NaN instead (``float8_e4m3fn``, as ml_dtypes does).
@@ -298,7 +302,8 @@ def compare(
         title=f"{shown} stored in {len(fmts)} format{'s' if len(fmts) != 1 else ''} ({rounding})",
         notes=[
             "exact: the stored value's decimal digits, cut at 32 characters here (see decode()).",
-            "overflow: beyond max after rounding; underflow: stored as 0 or an inexact subnormal.",
+            "overflow: beyond max after rounding; underflow: inexact and below the smallest normal "
+            "after rounding (IEEE 754 tininess after rounding).",
         ],
         formatters={
             "stored": lambda v: "" if v is None else repr(v),

@@ -36,6 +36,7 @@ from .text import (
     is_huge,
     magnitude_text,
     short_repr,
+    stand_in_text,
 )
 
 if TYPE_CHECKING:
@@ -183,6 +184,9 @@ def _input_text(parts: FloatParts) -> str:
     described = f'<span style="{_MONO}">{_esc(short_repr(given))}</span>'
     if parts.input_exact is None or parts.input_exact == 0:
         return described
+    if parts._input_given is not None:
+        about = stand_in_text(parts._input_given)
+        return described + f' <span style="opacity: 0.75;">({_esc(about)})</span>'
     if is_huge(parts.input_exact):
         approx = magnitude_text(parts.input_exact)
         return described + f' <span style="opacity: 0.75;">(about {approx})</span>'

@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .text import ROUNDING_NAMES
+from ..exact import to_float
+from .text import ROUNDING_NAMES, short_repr
 
 if TYPE_CHECKING:
     from ..core.decode import FloatParts
@@ -46,7 +47,7 @@ def to_html(ex: RoundingExplanation) -> str:
         )
     head = "<tr><th>mode</th><th>result</th><th>picks</th><th>why</th></tr>"
     return (
-        f'<div class="fpx-rounding">{to_svg(ex)}<div>{esc(repr(ex.input))} in '
+        f'<div class="fpx-rounding">{to_svg(ex)}<div>{esc(short_repr(ex.input))} in '
         f"{esc(ex.format.name)}: {esc(where)}</div>{error}"
         f"<table>{head}{''.join(rows)}</table></div>"
     )
@@ -77,7 +78,7 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
     assert ex.exact is not None and ex.position is not None  # a finite input
     negative = ex.exact < 0
     span = right - left
-    pos = min(float(ex.position), 1.25)
+    pos = min(to_float(ex.position), 1.25)
     frac_x = (1 - pos) if negative else pos  # position from the left end, in value order
     x_at = left + span * (frac_x if pos < 1 else (-0.08 if negative else 1.08))
     for where, parts_ in (("below", ex.below), ("above", ex.above)):
@@ -98,7 +99,7 @@ def to_svg(ex: RoundingExplanation, width: int = 560) -> str:
     parts.append(
         f'<path d="M {x_at - 6} {y - 22} L {x_at + 6} {y - 22} L {x_at} {y - 10} Z" '
         f'fill="#0072B2"/><text x="{x_at}" y="{y - 27}" text-anchor="middle" fill="#0072B2">'
-        f"x = {esc(str(ex.input))}</text>"
+        f"x = {esc(short_repr(ex.input, 40))}</text>"
     )
     if picked.picks == "beyond" and not stochastic:
         parts.append(

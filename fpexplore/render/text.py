@@ -19,17 +19,24 @@ Examples
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal, localcontext
+from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..exact import ROUNDING_NAMES
+from ..exact import ROUNDING_NAMES, StandIn
 
 if TYPE_CHECKING:
     from ..core.decode import FloatParts
 
-__all__ = ["FIELD_COLORS", "exact_decimal", "is_huge", "magnitude_text", "parts_text", "short_repr"]
+__all__ = [
+    "FIELD_COLORS",
+    "exact_decimal",
+    "is_huge",
+    "magnitude_text",
+    "parts_text",
+    "short_repr",
+    "stand_in_text",
+]
 
 HUGE_BITS = 3000
 """Numbers whose numerator or denominator has more bits than this (about 900
@@ -70,7 +77,9 @@ def is_huge(x: Fraction) -> bool:
 
 
 def magnitude_text(x: Fraction) -> str:
-    """``x`` to 6 significant digits, for any size (``float()`` would overflow).
+    """``x`` to 6 significant digits, for any size (``float()`` would overflow),
+    in time linear in its size: the top 64 bits of numerator and denominator,
+    and a 40-digit logarithm.
 
     >>> magnitude_text(Fraction(10**5000 * 3))
     '3.00000e+5000'
@@ -79,17 +88,33 @@ def magnitude_text(x: Fraction) -> str:
     """
     if x == 0:
         return "0"
-    a = abs(x)
-    exponent = math.floor(math.log10(a.numerator) - math.log10(a.denominator))
-    scaled = a * Fraction(10) ** -exponent  # in [1, 10), up to rounding of the log
-    if scaled >= 10:
-        scaled, exponent = scaled / 10, exponent + 1
-    elif scaled < 1:
-        scaled, exponent = scaled * 10, exponent - 1
-    mantissa = f"{float(scaled):.5f}"
+    p, q = abs(x.numerator), x.denominator
+    shift_p, shift_q = max(p.bit_length() - 64, 0), max(q.bit_length() - 64, 0)
+    with localcontext(Context(prec=40)):
+        ratio = Decimal(p >> shift_p) / Decimal(q >> shift_q)
+        log10 = ratio.log10() + (shift_p - shift_q) * Decimal(2).log10()
+        return _scientific(log10, "-" if x < 0 else "")
+
+
+def _scientific(log10: Decimal, sign: str) -> str:
+    """``10**log10`` to 6 significant digits (``log10`` to about 40 digits)."""
+    with localcontext(Context(prec=40, Emax=10**15, Emin=-(10**15))):
+        exponent = int(log10.to_integral_value(ROUND_FLOOR))
+        mantissa = f"{float(Decimal(10) ** (log10 - exponent)):.5f}"
     if mantissa.startswith("10"):
         mantissa, exponent = "1.00000", exponent + 1
-    return f"{'-' if x < 0 else ''}{mantissa}e{exponent:+d}"
+    return f"{sign}{mantissa}e{exponent:+d}"
+
+
+def stand_in_text(given: StandIn) -> str:
+    """How a decimal input that is not held digit by digit is described."""
+    digits, exponent = given.digits, given.exponent
+    with localcontext(Context(prec=40, Emax=10**15, Emin=-(10**15))):
+        log10 = Decimal(digits[:40]).log10() + exponent + len(digits) - len(digits[:40])
+        about = _scientific(log10, "")
+    if given.kind == "long":
+        return f"about {about}, {len(digits)} digits (the first 2200 places decide every rounding)"
+    return f"about {about}"
 
 
 def short_repr(x: Any, limit: int = 80) -> str:
@@ -132,6 +157,8 @@ def _paint(text: str, field: str, color: bool) -> str:
 def _input_note(parts: FloatParts) -> str | None:
     """For a float input whose short repr is not its exact value, the exact value."""
     given = parts.input
+    if parts._input_given is not None:
+        return f"a decimal {stand_in_text(parts._input_given)}"
     if isinstance(given, float) and parts.input_exact is not None:
         if Fraction(repr(given)) != parts.input_exact:
             return f"a float: exactly {_short_decimal(parts.input_exact, 72)}"

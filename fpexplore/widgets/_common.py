@@ -11,8 +11,20 @@ import ipywidgets as W  # the package's __init__ has already checked it is there
 from ..formats import FORMATS, Format
 
 
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class Panel:
-    """Shared plumbing: display, the message line, the format dropdown, safe callbacks."""
+    """Shared plumbing: display, the message line, the format dropdown, safe callbacks.
+
+    A callback either completes or changes nothing: the attributes named in
+    ``_state`` are saved before it runs and put back if it raises; the controls
+    are then redrawn from them, and the error becomes the message line.
+    """
+
+    _state: tuple[str, ...] = ("format",)
 
     widget: W.VBox
     format: Format
@@ -63,15 +75,31 @@ class Panel:
         raises becomes the message (nothing may raise into the notebook)."""
 
         def handler(change: dict[str, Any]) -> None:
-            if self._syncing:
-                return
-            try:
-                action(change["new"])
-            except Exception as exc:
-                self._say(f"{type(exc).__name__}: {exc}", error=True)
-                self._refresh()  # put the control back in line with the state
+            if not self._syncing:
+                self._guarded(action, change["new"])
 
         control.observe(handler, "value")
+
+    def _guarded(self, action: Callable[[Any], None], value: Any) -> None:
+        """Run ``action(value)``; if it raises, restore the state saved before it,
+        redraw the controls from it and show the error: nothing escapes."""
+        saved = {name: getattr(self, name) for name in self._state}
+        try:
+            action(value)
+        except Exception as exc:
+            changed = any(getattr(self, n) is not v for n, v in saved.items())
+            for name, old in saved.items():
+                setattr(self, name, old)
+            try:
+                if changed:
+                    self._rebuild()
+                self._refresh()  # put the controls back in line with the state
+            except Exception:  # pragma: no cover - the restored state drew before
+                pass
+            self._say(f"{type(exc).__name__}: {_short(exc)}", error=True)
+
+    def _rebuild(self) -> None:
+        """Rebuild controls that depend on the state (the bit buttons); after a restore."""
 
     @contextmanager
     def _quiet(self) -> Iterator[None]:

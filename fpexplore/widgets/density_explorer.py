@@ -52,6 +52,8 @@ class DensityExplorer(Panel):
     7
     """
 
+    _state = ("format", "binade", "zoom")
+
     def __init__(
         self, fmt: FormatLike = "float16", compare: Iterable[FormatLike] = ("bfloat16",)
     ) -> None:

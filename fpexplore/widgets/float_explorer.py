@@ -9,7 +9,7 @@ import ipywidgets as W  # the package's __init__ has already checked it is there
 from ..core.decode import FloatParts, decode, from_bits
 from ..formats import FormatLike, get_format
 from ..render.html import contrast_text_color
-from ..render.text import FIELD_COLORS
+from ..render.text import FIELD_COLORS, short_repr
 from ._common import Panel
 
 __all__ = ["SPECIALS", "FloatExplorer", "special_value"]
@@ -83,12 +83,14 @@ class FloatExplorer(Panel):
     then show the new rounding error.
     """
 
+    _state = ("format", "parts", "_source")
+
     def __init__(self, value: Any = 1.0, fmt: FormatLike = "float32") -> None:
         self.format = get_format(fmt)
         self.parts = decode(value, self.format)
         self._source: Any = value  # what a change of format re-rounds
         self._setup(self.format)
-        self.text_box = W.Text(value if isinstance(value, str) else repr(value))
+        self.text_box = W.Text(value if isinstance(value, str) else short_repr(value))
         self.text_box.description, self.text_box.continuous_update = "value", False
         self._on(self.text_box, self.set_text)
         self.buttons: dict[str, W.Button] = {}
@@ -96,7 +98,7 @@ class FloatExplorer(Panel):
             css = {"+": "plus-", "-": "minus-"}.get(key[0], "") + key.lstrip("+-")
             button = W.Button(description=label, layout=W.Layout(width="auto"))
             button.add_class("fpx-" + css.replace("_", "-"))
-            button.on_click(lambda _button, key=key: self._press(key))
+            button.on_click(lambda _button, key=key: self._guarded(self._press, key))
             self.buttons[key] = button
         self.bit_buttons: list[W.ToggleButton] = []
         self._bits_row = W.HBox(layout=W.Layout(flex_flow="row wrap")).add_class("fpx-bits")
@@ -158,7 +160,7 @@ class FloatExplorer(Panel):
         try:
             parts = decode(text, self.format)
         except (ValueError, TypeError) as exc:
-            self._say(f"cannot read {text!r}: {exc}", error=True)
+            self._say(f"cannot read {short_repr(text)}: {exc}", error=True)
         else:
             self.parts, self._source = parts, text
             self._say("")
@@ -170,25 +172,25 @@ class FloatExplorer(Panel):
         try:
             parts = decode(self._source, fmt)
         except ValueError as exc:  # NaN into a format without NaN
-            self._say(f"cannot show {self._source!r} in {fmt.name}: {exc}", error=True)
+            self._say(f"cannot show {short_repr(self._source)} in {fmt.name}: {exc}", error=True)
         else:
             old, self.format, self.parts = self.parts, fmt, parts
             self._build_bits()
             self._say(
-                f"{self._source!r} re-rounded from {old.format.name} ({old.value!r}) into "
-                f"{fmt.name} ({parts.value!r}): abs error {parts.abs_error:.4g}, "
+                f"{short_repr(self._source)} re-rounded from {old.format.name} ({old.value!r})"
+                f" into {fmt.name} ({parts.value!r}): abs error {parts.abs_error:.4g}, "
                 f"rel error {parts.rel_error:.4g}, {parts.ulp_error:.3g} ULP"
             )
         self._refresh()
 
     def _press(self, key: str) -> None:
-        try:
-            if key in ("next_up", "next_down"):
-                self.step(1 if key == "next_up" else -1)
-            else:
-                self.set_special(key)
-        except Exception as exc:
-            self._say(f"{type(exc).__name__}: {exc}", error=True)
+        if key in ("next_up", "next_down"):
+            self.step(1 if key == "next_up" else -1)
+        else:
+            self.set_special(key)
+
+    def _rebuild(self) -> None:
+        self._build_bits()
 
     def _show(self, parts: FloatParts) -> None:
         self.parts, self._source = parts, parts.value  # a float is taken exactly

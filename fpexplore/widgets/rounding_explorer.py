@@ -9,7 +9,7 @@ import ipywidgets as W  # the package's __init__ has already checked it is there
 from ..core.decode import FloatParts
 from ..core.rounding_explain import MODES, explain_rounding
 from ..formats import Format, FormatLike, get_format
-from ..render.text import ROUNDING_NAMES
+from ..render.text import ROUNDING_NAMES, short_repr
 from ._common import Panel
 
 __all__ = ["RoundingExplorer"]
@@ -51,6 +51,8 @@ class RoundingExplorer(Panel):
     >>> rx.probability_above, 1 - rx.probability_above
     (Fraction(3, 4), Fraction(1, 4))
     """
+
+    _state = ("format", "rounding", "explanation")
 
     def __init__(
         self, value: Any = "0.1", fmt: FormatLike = "float16", rounding: str = "nearest_even"
@@ -103,19 +105,19 @@ class RoundingExplorer(Panel):
         try:
             self.explanation = explain_rounding(x, fmt, rounding)
         except (ValueError, TypeError) as exc:
-            self._say(f"cannot explain {x!r} in {fmt.name}: {exc}", error=True)
+            self._say(f"cannot explain {short_repr(x)} in {fmt.name}: {exc}", error=True)
         else:
             self.format, self.rounding = fmt, rounding
             self._say("")
         with self._quiet():
-            self.text_box.value = x if isinstance(x, str) else repr(x)
+            self.text_box.value = x if isinstance(x, str) else short_repr(x)
         self._refresh()
 
     def _refresh(self) -> None:
         with self._quiet():
             given = self.explanation.input
             if self.message == "":
-                self.text_box.value = given if isinstance(given, str) else repr(given)
+                self.text_box.value = given if isinstance(given, str) else short_repr(given)
             self._sync_dropdown()
             self.rounding_dropdown.value = self.rounding
             self.view.value = self.explanation._repr_html_()

@@ -182,12 +182,12 @@ def test_nan_payload_and_quiet_bit() -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["abc", "", "1..2", "0x", "1e", "--1", "1/0", "nan(1)", "1e999999999", "0b101"]
+    "bad", ["abc", "", "1..2", "0x", "1e", "--1", "1/0", "nan(1)", "1e" + "9" * 101, "0b101"]
 )
 def test_bad_strings(bad: str) -> None:
     with pytest.raises(ValueError, match="expected|exponent|divides") as info:
         decode(bad, "float32")
-    assert repr(bad) in str(info.value)
+    assert repr(bad)[:40] in str(info.value)
 
 
 @pytest.mark.parametrize("bad", [None, True, 1 + 2j, [1.0], np.zeros(3), object()])

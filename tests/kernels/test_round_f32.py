@@ -49,7 +49,7 @@ def test_representation_error_of_float32(fmt: str) -> None:
     for name in ("rounded", "abs_error", "rel_error", "ulp_error"):
         p, q = getattr(a, name), getattr(b, name)
         assert ((p == q) | (np.isnan(p) & np.isnan(q))).all(), name
-    assert b.values.dtype == np.float32
+    assert b.values.dtype == np.float64
 
 
 def test_round_to_dtype() -> None:

@@ -1,0 +1,153 @@
+"""The public API over arbitrary inputs: the right answer (checked against
+tests/oracle.py) or a clear ValueError/TypeError, within a time bound."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fpexplore as fpx
+from fpexplore.core.rounding_explain import explain_rounding
+from fpexplore.render.comparison import compare
+from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, MODES, any_inputs, arrays
+from tests.oracle import exact_elements, exact_input, expected_code, oracle_round, round_exact
+
+TIME_LIMIT = 1.0  # CPU seconds per public call (CPU time: shared machines stay fair)
+CLEAR = (ValueError, TypeError)
+
+
+def _within(call: Any) -> tuple[Any, Exception | None]:
+    """(result, None) or (None, the clear error); fails on any other exception, a
+    message that is not ours, or a call slower than TIME_LIMIT."""
+    start = time.process_time()
+    try:
+        result, error = call(), None
+    except CLEAR as err:
+        result, error = None, err
+        message = str(err)
+        assert message and len(message) < 600, message[:200]
+        assert "set_int_max_str_digits" not in message and "Traceback" not in message
+    elapsed = time.process_time() - start
+    assert elapsed < TIME_LIMIT, f"{elapsed:.2f} s"
+    return result, error
+
+
+def _oracle_input(x: Any) -> Any:
+    """The exact input where the oracle reads it independently, else None."""
+    if isinstance(x, bool | np.bool_) or not isinstance(
+        x, int | float | Fraction | np.floating | np.integer | str
+    ):
+        return None
+    if isinstance(x, str):
+        text = x.strip().lower()
+        plain = text.lstrip("+-").replace(".", "", 1).isdigit() and len(text) < 400
+        if not plain and text.lstrip("+-") not in ("inf", "nan", "snan"):
+            return None
+    try:
+        return exact_input(x)
+    except (ValueError, ZeroDivisionError, TypeError):
+        return None
+
+
+@settings(FUZZ, max_examples=1000)
+@given(any_inputs(), st.sampled_from(FORMAT_NAMES), st.sampled_from(MODES))
+def test_decode_is_right_or_refuses_clearly(x: Any, fmt: str, mode: str) -> None:
+    parts, error = _within(lambda: fpx.decode(x, fmt, rounding=mode))
+    if error is not None:
+        return
+    f = fpx.get_format(fmt)
+    exact = _oracle_input(x)
+    if exact is not None:
+        assert parts.code == expected_code(exact, f, mode), (x, fmt, mode)
+    for name in ("abs_error", "rel_error", "ulp_error", "value"):
+        assert isinstance(_within(lambda name=name: getattr(parts, name))[0], float)
+    _within(lambda: str(parts))
+    _within(lambda: parts._repr_html_())
+    _within(lambda: (parts.next_up(), parts.next_down()))
+
+
+@settings(FUZZ, max_examples=120)
+@given(any_inputs(), st.sampled_from(MODES))
+def test_renderings_answer_or_refuse(x: Any, mode: str) -> None:
+    table, error = _within(lambda: compare(x, ["float32", "float16", "fp4", "e4m3"], mode))
+    if error is None:
+        _within(lambda: (str(table), table._repr_html_()))
+    explanation, error = _within(lambda: explain_rounding(x, "float16", mode))
+    if error is None:
+        _within(lambda: (str(explanation), explanation.to_svg(), explanation._repr_html_()))
+
+
+@settings(FUZZ, max_examples=800)
+@given(arrays(), st.sampled_from(FORMAT_NAMES[:8]), st.sampled_from(MODES))
+def test_array_paths_match_the_oracle(arr: np.ndarray, fmt: str, mode: str) -> None:
+    f = fpx.get_format(fmt)
+    elements = exact_elements(arr)
+    if not f.has_nan and any(isinstance(e, tuple) and e[0] == "nan" for e in elements):
+        _, error = _within(lambda: fpx.codes.round_codes(arr, fmt, mode))
+        assert isinstance(error, ValueError)
+        return
+    expected = [expected_code(e, f, mode) for e in elements]
+    got, _ = _within(lambda: fpx.codes.round_codes(arr, fmt, mode))
+    assert got.ravel().tolist() == expected, (arr, arr.dtype, fmt, mode)
+    rounded, _ = _within(lambda: fpx.round_to(arr, fmt, mode))
+    stored = fpx.codes.codes_to_values(np.array(expected, fpx.codes.code_dtype(f)), f)
+    assert np.array_equal(np.ravel(rounded), stored, equal_nan=True)
+    err, _ = _within(lambda: fpx.representation_error(arr, fmt, mode))
+    assert np.array_equal(err.rounded.ravel(), stored, equal_nan=True)
+    _within(lambda: fpx.ulp(arr, fmt))
+    tiny = Fraction(1, 2**1200)  # below every quantum: the oracle's "just past"
+    for call, mode, sign in ((fpx.next_up, "up", 1), (fpx.next_down, "down", -1)):
+        got, _ = _within(lambda call=call: call(arr, fmt))
+        for x, value in zip(elements, np.ravel(got), strict=True):
+            if isinstance(x, tuple) and x[0] != "zero":
+                continue  # inf and NaN: tests/core/test_edges_scalar.py
+            start = Fraction(0) if isinstance(x, tuple) else x
+            want = round_exact(start + sign * tiny, f, mode)
+            assert value == float(want) or (want == "nan" and np.isnan(value)), (x, fmt, mode)
+    if mode == "nearest_even":
+        d, _ = _within(lambda: fpx.decode_array(arr, fmt, codes=False))
+        assert d.code.ravel().tolist() == expected
+
+
+@settings(FUZZ, max_examples=60)
+@given(
+    st.sampled_from(["m8[s]", "M8[D]", "U3", "S2", "V2", "O", "?", "c8"]),
+    st.sampled_from([fpx.round_to, fpx.representation_error, fpx.ulp, fpx.next_up]),
+)
+def test_non_numeric_arrays_refused_with_their_type(dtype: str, call: Any) -> None:
+    _, error = _within(lambda: call(np.zeros(2, dtype), "float16"))
+    assert isinstance(error, TypeError) and "dtype" in str(error)
+
+
+@settings(FUZZ, max_examples=150)
+@given(any_inputs(), any_inputs(), st.sampled_from(FORMAT_NAMES))
+def test_counting_answers_or_refuses(lo: Any, hi: Any, fmt: str) -> None:
+    _within(lambda: fpx.count_between(lo, hi, fmt))
+    _within(lambda: fpx.values_between(lo, hi, fmt, limit=1000))
+
+
+TABULATED = ("float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "p3109_p3", "p3109_p1")
+
+
+@settings(FUZZ, max_examples=300)
+@given(arrays(), st.sampled_from(TABULATED), st.sampled_from(MODES))
+def test_tabulated_formats_match_the_table_oracle(arr: np.ndarray, fmt: str, mode: str) -> None:
+    f = fpx.get_format(fmt)
+    elements = exact_elements(arr)
+    if any(isinstance(e, tuple) and e[0] != "zero" for e in elements):
+        _within(lambda: fpx.round_to(arr, fmt, mode))  # inf and NaN: answered or refused
+        return
+    rounded, error = _within(lambda: fpx.round_to(arr, fmt, mode))
+    if error is not None:
+        return
+    for x, value in zip(elements, np.ravel(rounded), strict=True):
+        want = oracle_round(Fraction(0) if isinstance(x, tuple) else x, f, mode)
+        if want == "nan":
+            assert np.isnan(value), (x, fmt, mode)
+        else:
+            assert value == float(want), (x, fmt, mode)

@@ -1,0 +1,53 @@
+"""The fpexplore command over random command lines: exit 0 with nothing on
+stderr, or exit 2 with exactly one line on stderr."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fpexplore.cli.main import main
+from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, number_texts
+
+OPTIONS = ["-f", "--bits", "--count", "--json", "--rounding", "--saturate", "--list-formats",
+           "--color", "--range", "-h", "--version", "--frobnicate", "-", "--"]  # fmt: skip
+WORDS = ["all", "never", "always", "up", "down", "nearest_away", "toward_zero", "stochastic",
+         "0x3C00", "0b1", "0 1111 000", "half", "e4m3", "fp4", "nope", "", " "]  # fmt: skip
+
+tokens = st.one_of(
+    st.sampled_from(OPTIONS),
+    st.sampled_from(WORDS),
+    st.sampled_from(FORMAT_NAMES),
+    number_texts().filter(lambda t: len(t) < 5000),
+    st.text(max_size=8),
+)
+
+
+@settings(FUZZ, max_examples=600, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(tokens, max_size=6))
+def test_random_command_lines(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    capsys.readouterr()
+    start = time.process_time()
+    status = main(argv)
+    elapsed = time.process_time() - start
+    _, err = capsys.readouterr()
+    assert elapsed < 2.0, argv
+    assert status in (0, 2), (argv, status, err)
+    if status == 2:
+        lines = err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("fpexplore: error: "), (argv, err)
+    else:
+        assert err == "", (argv, err)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["1e400", "-f", "fp4"], ["1e99999999999999999999"], ["-1e-99999999999999999999", "-f", "all"],
+     ["0." + "1" * 100_000], ["--count", "0", "1e5000", "-f", "float64"], ["1/" + "9" * 5000]],
+)  # fmt: skip
+def test_edge_values_exit_0(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
