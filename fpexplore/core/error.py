@@ -20,8 +20,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
 from ..formats import Format, FormatLike, get_format
-from .lazy import is_dask, map_elementwise
-from .narrow import _holds, _narrow_shaped, _value_table, result_dtype
+from .lazy import is_dask, lazy_rounding_errors, map_elementwise
+from .narrow import result_dtype, round_narrow
 
 _FLOAT64 = get_format("float64")
 
@@ -141,17 +141,9 @@ def round_to(
         return map_elementwise(
             round_to, values, target, fmt, rounding, overflow=overflow, rng=rng, dtype=dtype
         )
-    if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
-        codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
-        return _narrow_shaped(codes.view(target), values)
-    if fmt.bits <= 8 and target.itemsize <= 4:  # a table of every code's value, indexed
-        codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
-        return _narrow_shaped(_value_table(fmt, target)[codes], values)
-    wide = np.float32 if target.itemsize <= 4 and _holds(get_format("float32"), fmt) else None
-    result = K.round_values(values, fmt, rounding, overflow=overflow, rng=rng, dtype=wide or "f8")
-    if target == np.float64:
-        return _shaped(result, values)
-    return _narrow_shaped(result.astype(target, copy=False), values)
+    if target != np.float64:
+        return round_narrow(values, fmt, rounding, overflow, rng, target)
+    return _shaped(K.round_values(values, fmt, rounding, overflow=overflow, rng=rng), values)
 
 
 def _ulp_at(x: np.ndarray, fmt: Format) -> NDArray[np.float64]:
@@ -312,7 +304,9 @@ def representation_error(
     """
     fmt = get_format(fmt)
     if is_dask(values):
-        return _lazy_errors(values, fmt, rounding, overflow)
+        return RepresentationError(
+            values, *lazy_rounding_errors(values, fmt, rounding, overflow), fmt
+        )
     given = np.atleast_1d(K._real_array(values))
     x = K._as_float64(given)
     rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
@@ -323,16 +317,3 @@ def representation_error(
         a.reshape(shape) for a in (x, rounded, abs_error, rel_error, ulp_error)
     )
     return RepresentationError(x, rounded, abs_error, rel_error, ulp_error, fmt)
-
-
-def _stacked_errors(chunk: np.ndarray, fmt: Format, rounding: str, overflow: Any) -> np.ndarray:
-    return np.stack(K.rounding_errors(chunk, fmt, rounding, overflow=overflow))
-
-
-def _lazy_errors(x: Any, fmt: Format, rounding: str, overflow: Any) -> RepresentationError:
-    """representation_error of a dask array: the four arrays stacked per chunk."""
-    stacked = x.map_blocks(
-        _stacked_errors, fmt, rounding, overflow, new_axis=0, chunks=((4,), *x.chunks),
-        dtype=np.float64, meta=np.empty((0,) * (x.ndim + 1)), token="representation_error",
-    )  # fmt: skip
-    return RepresentationError(x, stacked[0], stacked[1], stacked[2], stacked[3], fmt)

@@ -21,8 +21,18 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["check_known_chunks", "from_npy", "is_dask", "map_elementwise"]
+from .. import codes as K
+from ..formats import Format
+
+__all__ = [
+    "check_known_chunks",
+    "from_npy",
+    "is_dask",
+    "lazy_rounding_errors",
+    "map_elementwise",
+]
 
 
 def is_dask(x: Any) -> bool:
@@ -55,6 +65,22 @@ class _Bound:
 
     def __call__(self, chunk: Any) -> Any:
         return self.func(chunk, *self.args, **self.kwargs)
+
+
+def _stacked_errors(chunk: NDArray[Any], fmt: Format, rounding: str, overflow: Any) -> Any:
+    return np.stack(K.rounding_errors(chunk, fmt, rounding, overflow=overflow))
+
+
+def lazy_rounding_errors(
+    x: Any, fmt: Format, rounding: str, overflow: Any
+) -> tuple[Any, Any, Any, Any]:
+    """:func:`fpexplore.codes.rounding_errors` of a dask array: four dask arrays, from
+    one task per chunk that computes them together (stacked on a new first axis)."""
+    stacked = x.map_blocks(
+        _stacked_errors, fmt, rounding, overflow, new_axis=0, chunks=((4,), *x.chunks),
+        dtype=np.float64, meta=np.empty((0,) * (x.ndim + 1)), token="representation_error",
+    )  # fmt: skip
+    return stacked[0], stacked[1], stacked[2], stacked[3]
 
 
 def _require_dask() -> Any:

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from .. import codes as K
 from ..formats import Format, get_format
 
-__all__ = ["result_dtype"]
+__all__ = ["result_dtype", "round_narrow"]
 
 
 def _holds(wide: Format, fmt: Format) -> bool:
@@ -74,3 +74,18 @@ def _value_table(fmt: Format, dtype: np.dtype[Any]) -> NDArray[Any]:
 def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
     """A scalar of the result's dtype for scalar input, the array otherwise."""
     return result[()] if np.ndim(values) == 0 else result
+
+
+def round_narrow(
+    values: Any, fmt: Format, rounding: str, overflow: str | None, rng: Any, target: np.dtype[Any]
+) -> Any:
+    """:func:`fpexplore.round_to`'s result in ``target``, a dtype other than float64."""
+    if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
+        codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
+        return _narrow_shaped(codes.view(target), values)
+    if fmt.bits <= 8 and target.itemsize <= 4:  # a table of every code's value, indexed
+        codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
+        return _narrow_shaped(_value_table(fmt, target)[codes], values)
+    wide = np.float32 if target.itemsize <= 4 and _holds(get_format("float32"), fmt) else None
+    result = K.round_values(values, fmt, rounding, overflow=overflow, rng=rng, dtype=wide or "f8")
+    return _narrow_shaped(result.astype(target, copy=False), values)

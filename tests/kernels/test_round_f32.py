@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from fpexplore import codes as K
-from fpexplore._kernels.dtypes import widen_into
 from fpexplore import representation_error, round_to
+from fpexplore._kernels.dtypes import widen_into
 
 FORMATS = ["bfloat16", "float16", "tf32", "float8_e4m3fn", "float8_e5m2", "float6_e3m2fn",
            "float6_e2m3fn", "float4_e2m1fn"]  # fmt: skip
