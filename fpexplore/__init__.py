@@ -26,10 +26,20 @@ from .core.arithmetic import (
     sub,
 )
 from .core.arrays import ArrayParts, decode_array
+from .core.blocks import (
+    BLOCK_FORMATS,
+    BlockFormat,
+    QuantizedBlocks,
+    dequantize_blocks,
+    get_block_format,
+    quantize_blocks,
+)
 from .core.census import Census, float_census
 from .core.decode import FloatParts, decode, from_bits
 from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
+from .core.report import TensorReport, tensor_report
+from .core.scaling import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, FormatLike, format_names, get_format
 from .render.comparison import compare, format_table
@@ -37,6 +47,7 @@ from .render.comparison import compare, format_table
 __version__ = "0.1.0"
 
 __all__ = [
+    "BLOCK_FORMATS",
     "FLAGS",
     "FORMATS",
     "ORDERS",
@@ -45,21 +56,28 @@ __all__ = [
     "ArrayParts",
     "Binade",
     "BinadeTable",
+    "BlockFormat",
     "Census",
+    "DelayedScaling",
     "FloatParts",
     "Format",
     "FormatLike",
     "Kind",
     "Operation",
+    "QuantizedBlocks",
     "RepresentationError",
+    "ScaledTensor",
+    "TensorReport",
     "__version__",
     "abs",
     "add",
     "binade_table",
     "compare",
+    "compute_scale",
     "count_between",
     "decode",
     "decode_array",
+    "dequantize_blocks",
     "div",
     "dot",
     "float_census",
@@ -67,17 +85,21 @@ __all__ = [
     "format_names",
     "format_table",
     "from_bits",
+    "get_block_format",
     "get_format",
     "mul",
     "neg",
     "next_down",
     "next_up",
+    "quantize_blocks",
     "remainder",
     "representation_error",
     "round_to",
+    "scale_per_tensor",
     "sqrt",
     "sub",
     "sum",
+    "tensor_report",
     "ulp",
     "values_between",
 ]

@@ -10,9 +10,10 @@ import numpy as np
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _real_array
+from .dtypes import _INF_BITS, _real_array, widen_into
 from .integers import exact_float64, integer_errors, wide_integers
 from .round_blocked import _round_into, _rounder
+from .round_f32 import _rounder32, _Scratch32, round_block32
 from .rounding import round_values
 
 
@@ -37,16 +38,23 @@ def rounding_errors(
     check_rounding(rounding)
     check_overflow(overflow)
     given = _real_array(values)
-    x = exact_float64(given, fmt, rounding)  # integers beyond 2**53: pre-rounded
+    # float32 stays as it is (widened a block at a time below); other inputs are made
+    # float64 once (integers beyond 2**53 pre-rounded)
+    x = given if given.dtype == np.float32 else exact_float64(given, fmt, rounding)
     r = _rounder(fmt, rounding, overflow)
     precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
+    r32 = _rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
     outputs = tuple(np.empty(x.shape) for _ in range(4))
     flat, dst = x.reshape(-1), [a.reshape(-1) for a in outputs]
 
-    def work(block: slice, scratch: _Scratch) -> None:
-        xb = flat[block]
-        k = xb.size
+    def work(block: slice, scratch: _BothScratch) -> None:
+        k = block.stop - block.start
         rounded, abs_error, rel_error, ulp_error = (a[block] for a in dst)
+        if flat.dtype == np.float64:
+            xb = flat[block]
+        else:  # widened a block at a time (exactly), never the whole array
+            xb = scratch.wide.floats("input")[:k]
+            widen_into(xb, flat[block])
         # the outputs double as work arrays, so a block touches five arrays only
         np.abs(xb, out=rel_error)
         low, high = np.minimum.reduce(rel_error), np.maximum.reduce(rel_error)
@@ -54,12 +62,16 @@ def rounding_errors(
         if r is None:
             assert precomputed is not None
             np.copyto(rounded, precomputed.reshape(-1)[block])
+        elif r32 is not None:  # float32 input: rounded on its 32-bit codes
+            narrow = scratch.narrow.out32[:k]
+            round_block32(flat[block], r32, narrow, scratch.narrow)
+            np.copyto(rounded, narrow)
         elif ordinary and r.native in (np.float16, np.float32):  # no NaN payload to keep
             narrow = ulp_error.view(r.native)[:k]
             np.copyto(narrow, xb, casting="same_kind")
             np.copyto(rounded, narrow)
         else:
-            _round_into(xb, r, rounded, scratch)
+            _round_into(xb, r, rounded, scratch.wide)
         np.subtract(rounded, xb, out=abs_error)
         np.abs(abs_error, out=abs_error)
         np.divide(abs_error, rel_error, out=rel_error)
@@ -71,7 +83,7 @@ def rounding_errors(
             ulp_error[zero] = 0.0
             ulp_error[np.isinf(abs_error)] = np.inf
 
-    _run_blocks(flat.size, BLOCK, work, _Scratch)
+    _run_blocks(flat.size, BLOCK, work, _BothScratch)
     rounded_all, abs_all, rel_all, ulp_all = outputs
     wide = wide_integers(given)
     if wide is not None and wide.any():  # measured from the integers themselves
@@ -79,6 +91,21 @@ def rounding_errors(
             given[wide], rounded_all[wide], fmt
         )
     return rounded_all, abs_all, rel_all, ulp_all
+
+
+class _BothScratch:
+    """Work arrays of the float64 kernel and, for float32 inputs, the float32 one."""
+
+    def __init__(self, n: int) -> None:
+        self.wide = _Scratch(n)
+        self._narrow: _Scratch32 | None = None
+        self.n = n
+
+    @property
+    def narrow(self) -> _Scratch32:
+        if self._narrow is None:
+            self._narrow = _Scratch32(self.n)
+        return self._narrow
 
 
 def spacing_exponents(x: np.ndarray, fmt: Format) -> np.ndarray:

@@ -15,6 +15,7 @@ from .dtypes import _real_array, code_dtype, widen_into
 from .fields import codes_to_values
 from .integers import exact_float64, pre_round, wide_integers
 from .round_blocked import _round_into, _rounder
+from .round_f32 import _rounder32, _Scratch32, round_block32
 from .round_general import _round_block_float
 from .tables import round_table
 
@@ -24,10 +25,26 @@ def _round_array(
 ) -> np.ndarray:
     """Round an array block by block into a new array of codes or float64 values."""
     x = _real_array(values)
-    r = _rounder(fmt, rounding, overflow)
-    assert r is not None
     out = np.empty(x.shape, dtype)
     flat, dst = x.reshape(-1), out.reshape(-1)
+    r32 = _rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
+    if r32 is not None:  # float32 inputs: integer work on their own bits, no widening
+        narrow = dtype.kind == "u" or dtype == np.float32
+
+        def work32(block: slice, scratch: _Scratch32) -> None:
+            if narrow:
+                round_block32(flat[block], r32, dst[block], scratch)
+            else:
+                result = scratch.out32[: block.stop - block.start]
+                round_block32(flat[block], r32, result, scratch)
+                np.copyto(dst[block], result)
+
+        _run_blocks(flat.size, BLOCK, work32, _Scratch32)
+        return out
+    r = _rounder(fmt, rounding, overflow)
+    assert r is not None
+    if dtype == np.float32:  # values of a format inside float32: exact narrowing
+        return _round_array(x, fmt, rounding, overflow, np.dtype(np.float64)).astype(np.float32)
     convert = flat.dtype != np.float64
 
     def work(block: slice, scratch: _Scratch) -> None:
@@ -93,15 +110,22 @@ def round_values(
     *,
     overflow: str | None = None,
     rng: Any = None,
+    dtype: Any = np.float64,
 ) -> np.ndarray:
-    """Round an array of real values into ``fmt``; return the rounded values as float64.
+    """Round an array of real values into ``fmt``; return the rounded values as float64
+    (or float32 with ``dtype=np.float32``, for a format whose values all are float32s).
 
     Blocked like :func:`round_codes`, writing float64 values directly (no codes
-    in between); bit for bit the values of those codes.
+    in between); bit for bit the values of those codes. float32 inputs are
+    rounded on their own 32-bit codes (:mod:`fpexplore._kernels.round_f32`).
     """
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be float64 or float32, got {dtype}")
     if _rounder(fmt, rounding, overflow) is not None:
-        return _round_array(values, fmt, rounding, overflow, np.dtype(np.float64))
-    return codes_to_values(round_codes(values, fmt, rounding, overflow=overflow, rng=rng), fmt)
+        return _round_array(values, fmt, rounding, overflow, dtype)
+    values64 = codes_to_values(round_codes(values, fmt, rounding, overflow=overflow, rng=rng), fmt)
+    return values64.astype(dtype, copy=False)

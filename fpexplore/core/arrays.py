@@ -17,6 +17,7 @@ import numpy as np
 from .. import codes as K
 from ..codes import KIND_CODES, Kind
 from ..formats import FORMATS, Format, FormatLike, get_format
+from .lazy import is_dask, map_elementwise
 
 __all__ = ["ArrayParts", "KindArray", "decode_array"]
 
@@ -63,6 +64,9 @@ class ArrayParts:
     @cached_property
     def value(self) -> np.ndarray:
         """Stored values as float64."""
+        if is_dask(self.code):
+            lazy: np.ndarray = map_elementwise(K.codes_to_values, self.code, "f8", self.format)
+            return lazy
         return K.codes_to_values(self.code, self.format)
 
     def __len__(self) -> int:
@@ -93,7 +97,9 @@ def decode_array(
     ----------
     values_or_codes : array_like
         Floats are values; unsigned/signed integers are bit patterns, unless
-        ``codes=False`` says they are values.
+        ``codes=False`` says they are values. A dask array gives an
+        :class:`ArrayParts` of dask arrays (``kind`` a plain uint8 array of
+        :data:`fpexplore.codes.KIND_CODES`), computed chunk by chunk.
 
     Examples
     --------
@@ -102,6 +108,8 @@ def decode_array(
     (array([0], dtype=uint8), array([128], dtype=uint8), array([4788176], dtype=uint32))
     """
     fmt = get_format(fmt)
+    if is_dask(values_or_codes):
+        return _lazy_parts(values_or_codes, fmt, codes)
     arr = np.asarray(values_or_codes)
     as_codes = arr.dtype.kind in "iu" if codes is None else codes
     if as_codes:
@@ -112,3 +120,20 @@ def decode_array(
         code = K.round_codes(arr, fmt)
     sign, exponent, mantissa, kind = K.split_codes(code, fmt)  # one blocked pass
     return ArrayParts(code, sign, exponent, mantissa, kind.view(KindArray), fmt)
+
+
+def _field(code: np.ndarray, fmt: Format, index: int) -> np.ndarray:
+    return np.asarray(K.split_codes(code, fmt)[index])
+
+
+def _codes_of(chunk: np.ndarray, fmt: Format, codes: bool | None) -> np.ndarray:
+    return decode_array(chunk, fmt, codes=codes).code
+
+
+def _lazy_parts(x: Any, fmt: Format, codes: bool | None) -> ArrayParts:
+    """decode_array of a dask array: codes, then each field, chunk by chunk."""
+    code = map_elementwise(_codes_of, x, K.code_dtype(fmt), fmt, codes)
+    empty = K.split_codes(np.empty(0, K.code_dtype(fmt)), fmt)
+    fields = [map_elementwise(_field, code, empty[i].dtype, fmt, i) for i in range(4)]
+    sign, exponent, mantissa, kind = fields
+    return ArrayParts(code, sign, exponent, mantissa, kind, fmt)

@@ -20,6 +20,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
 from ..formats import Format, FormatLike, get_format
+from .lazy import is_dask, lazy_rounding_errors, map_elementwise
+from .narrow import result_dtype, round_narrow
 
 _FLOAT64 = get_format("float64")
 
@@ -53,6 +55,7 @@ def round_to(
     *,
     overflow: str | None = ...,
     rng: Any = ...,
+    dtype: None = ...,
 ) -> np.float64: ...
 @overload
 def round_to(
@@ -62,6 +65,7 @@ def round_to(
     *,
     overflow: str | None = ...,
     rng: Any = ...,
+    dtype: None = ...,
 ) -> NDArray[np.float64]: ...
 @overload
 def round_to(
@@ -71,21 +75,35 @@ def round_to(
     *,
     overflow: str | None = ...,
     rng: Any = ...,
+    dtype: None = ...,
 ) -> np.float64 | NDArray[np.float64]: ...
+@overload
 def round_to(
-    values: ArrayLike,
+    values: Any,
+    fmt: FormatLike,
+    rounding: str = ...,
+    *,
+    overflow: str | None = ...,
+    rng: Any = ...,
+    dtype: Any = ...,
+) -> Any: ...
+def round_to(
+    values: Any,
     fmt: FormatLike,
     rounding: str = "nearest_even",
     *,
     overflow: str | None = None,
     rng: Any = None,
-) -> np.float64 | NDArray[np.float64]:
+    dtype: Any = None,
+) -> Any:
     """Round float64 values to the nearest representable values of ``fmt``.
 
     Parameters
     ----------
-    values : array_like of float
-        Taken at their exact binary64 values and rounded once.
+    values : array_like of float, or a dask array
+        Taken at their exact binary64 values and rounded once. float32 arrays
+        are rounded on their own 32-bit codes, without widening. A dask array
+        gives a dask array, chunk by chunk, with the result's dtype declared.
     fmt : str, Format or dtype
     rounding : str
         ``nearest_even`` (default), ``nearest_away``, ``toward_zero``, ``up``,
@@ -95,12 +113,18 @@ def round_to(
         None follows the format's convention; ``"saturate"`` clamps to +-max.
     rng : numpy Generator or seed, optional
         Randomness for ``stochastic``.
+    dtype : None, "narrow", a numpy float dtype, or the format's ml_dtypes dtype
+        The result's dtype: float64 by default; ``"narrow"`` for the narrowest of
+        float16, float32 and float64 that holds every value of ``fmt`` (float32
+        for bfloat16, float16 for FP8/FP6/FP4), which halves memory traffic; any
+        numpy float dtype that holds them all; or ``fmt``'s own ml_dtypes type.
 
     Returns
     -------
     numpy.ndarray of float64, or a numpy.float64 for scalar input
         A 0-d array counts as a scalar, as in numpy's own functions (type
-        checkers see an array there, as they do for numpy's).
+        checkers see an array there, as they do for numpy's). With ``dtype``, an
+        array (or scalar) of that dtype; for a dask array, a dask array.
 
     Examples
     --------
@@ -108,7 +132,17 @@ def round_to(
     array([  1.,   1., 300.])
     >>> round_to(1000.0, "float8_e4m3fn", overflow="saturate")
     np.float64(448.0)
+    >>> round_to(np.float32([0.1, 3.0]), "float8_e4m3fn", dtype="narrow")
+    array([0.10156, 3.     ], dtype=float16)
     """
+    fmt = get_format(fmt)
+    target = result_dtype(fmt, dtype)
+    if is_dask(values):
+        return map_elementwise(
+            round_to, values, target, fmt, rounding, overflow=overflow, rng=rng, dtype=dtype
+        )
+    if target != np.float64:
+        return round_narrow(values, fmt, rounding, overflow, rng, target)
     return _shaped(K.round_values(values, fmt, rounding, overflow=overflow, rng=rng), values)
 
 
@@ -260,12 +294,19 @@ class RepresentationError:
 def representation_error(
     values: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
 ) -> RepresentationError:
-    """Absolute, relative and ULP error of storing float64 ``values`` in ``fmt``.
+    """Absolute, relative and ULP error of storing ``values`` in ``fmt``.
 
     The absolute error is exact before its one rounding to float64 (the
-    subtraction of two doubles is correctly rounded).
+    subtraction of two doubles is correctly rounded). float32 inputs are rounded
+    on their own codes, widened a block at a time.
+    A dask array gives a :class:`RepresentationError` of dask arrays, each chunk
+    computed once for all four.
     """
     fmt = get_format(fmt)
+    if is_dask(values):
+        return RepresentationError(
+            values, *lazy_rounding_errors(values, fmt, rounding, overflow), fmt
+        )
     given = np.atleast_1d(K._real_array(values))
     x = K._as_float64(given)
     rounded, abs_error, rel_error, ulp_error = K.rounding_errors(

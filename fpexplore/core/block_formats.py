@@ -1,0 +1,141 @@
+"""The block-scaled formats (OCP MX v1.0's concrete formats and NVFP4), and decoding
+their scales and element codes back to values (:func:`dequantize_blocks`).
+
+>>> BLOCK_FORMATS["mxfp6_e2m3"]
+BlockFormat(name='mxfp6_e2m3', element='float6_e2m3fn', block_size=32, scale='e8m0', emax_elem=2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from ..formats import Format, get_format
+
+__all__ = [
+    "BLOCK_FORMATS",
+    "E8M0_EMAX",
+    "E8M0_NAN",
+    "BlockFormat",
+    "dequantize_blocks",
+    "get_block_format",
+]
+
+E8M0_NAN = 0xFF  # the E8M0 code of NaN; code c is 2**(c - 127)
+E8M0_EMAX = 127
+
+
+@dataclass(frozen=True)
+class BlockFormat:
+    """A block-scaled format: element format, elements per block, scale type.
+
+    ``element`` names a catalogue format, or ``"int8"`` for MXINT8's elements
+    (8-bit two's complement with an implicit scale ``2**-6``: values ``k/64``,
+    ``k`` in -128..127, OCP MX v1.0 section 5.3.4). ``emax_elem`` is the exponent of
+    the element format's largest normal power of two (0 for MXINT8).
+    """
+
+    name: str
+    element: str
+    block_size: int
+    scale: str  # "e8m0" (MX) or "e4m3" (NVFP4, with a float32 per-tensor scale)
+    emax_elem: int
+
+    @property
+    def element_format(self) -> Format | None:
+        """The element :class:`Format` (None for MXINT8's integers)."""
+        return None if self.element == "int8" else get_format(self.element)
+
+
+def _mx(name: str, element: str) -> BlockFormat:
+    emax = 0 if element == "int8" else get_format(element).emax
+    return BlockFormat(name, element, 32, "e8m0", emax)
+
+
+# OCP MX v1.0 table 1 ("Format names and parameters of concrete MX-compliant formats"):
+# block size k = 32 and scale E8M0 for every one of them.
+BLOCK_FORMATS: dict[str, BlockFormat] = {
+    f.name: f
+    for f in (
+        _mx("mxfp8_e4m3", "float8_e4m3fn"),
+        _mx("mxfp8_e5m2", "float8_e5m2"),
+        _mx("mxfp6_e3m2", "float6_e3m2fn"),
+        _mx("mxfp6_e2m3", "float6_e2m3fn"),
+        _mx("mxfp4", "float4_e2m1fn"),
+        _mx("mxint8", "int8"),
+        BlockFormat("nvfp4", "float4_e2m1fn", 16, "e4m3", 2),
+    )
+}
+_ALIASES = {"mxfp4_e2m1": "mxfp4", "mxfp8": "mxfp8_e4m3", "mxfp6": "mxfp6_e3m2"}
+
+
+def get_block_format(fmt: Any) -> BlockFormat:
+    """A :class:`BlockFormat` by name (or itself).
+
+    >>> get_block_format("mxfp4").block_size
+    32
+    """
+    if isinstance(fmt, BlockFormat):
+        return fmt
+    if not isinstance(fmt, str):
+        raise TypeError(f"block format must be a name, got {type(fmt).__name__} {fmt!r}")
+    key = _ALIASES.get(fmt.lower(), fmt.lower())
+    if key not in BLOCK_FORMATS:
+        raise ValueError(
+            f"unknown block format {fmt!r}; expected one of {', '.join(BLOCK_FORMATS)}"
+        )
+    return BLOCK_FORMATS[key]
+
+
+def _axis(axis: Any, ndim: int) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise TypeError(f"axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of range for an array of {ndim} dimension(s)")
+    return int(axis) % ndim
+
+
+def _scale_values(scales: np.ndarray, spec: BlockFormat) -> np.ndarray:
+    if spec.scale == "e4m3":
+        return K.codes_to_values(scales, "float8_e4m3fn")
+    out = np.ldexp(1.0, scales.astype(np.int32) - 127)
+    out[scales == E8M0_NAN] = np.nan
+    return out
+
+
+def _element_values(codes: np.ndarray, spec: BlockFormat) -> np.ndarray:
+    if spec.element == "int8":
+        return codes.view(np.int8) / 64.0
+    return K.codes_to_values(codes, spec.element)
+
+
+def dequantize_blocks(
+    scales: Any, codes: Any, fmt: str | BlockFormat, *, axis: int = -1, tensor_scale: Any = None
+) -> np.ndarray:
+    """Decode block scales and element codes back to float64 values (the inverse
+    of :func:`quantize_blocks`; ``tensor_scale`` is NVFP4's per-tensor scale).
+
+    >>> codes = np.array([[0x38, 0xB8, 0x7E]], np.uint8)  # E4M3 codes of 1, -1, 448
+    >>> dequantize_blocks(np.array([[125]], np.uint8), codes, "mxfp8_e4m3")  # X = 2**-2
+    array([[  0.25,  -0.25, 112.  ]])
+    """
+    spec = get_block_format(fmt)
+    codes = np.asarray(codes, dtype=np.uint8)
+    scales = np.asarray(scales, dtype=np.uint8)
+    ax = _axis(axis, codes.ndim)
+    n, k = codes.shape[ax], spec.block_size
+    expected = (*codes.shape[:ax], -(-n // k), *codes.shape[ax + 1 :])
+    if scales.shape != expected:
+        raise ValueError(f"scales of shape {scales.shape} do not fit codes {codes.shape}: "
+                         f"expected {expected} for blocks of {k} along axis {ax}")  # fmt: skip
+    if spec.scale == "e4m3" and tensor_scale is None:
+        raise ValueError("nvfp4 needs its per-tensor scale: pass tensor_scale=")
+    per_element = np.repeat(_scale_values(scales, spec), k, axis=ax)
+    per_element = np.take(per_element, np.arange(n), axis=ax)
+    values = _element_values(codes, spec) * per_element
+    if spec.scale == "e4m3":
+        values = values * float(tensor_scale)
+    return np.asarray(values)

@@ -1,0 +1,137 @@
+"""dask arrays in the array functions: detection, chunk checks, and a .npy reader.
+
+dask is an optional extra (``pip install fpexplore[dask]``); nothing here imports it
+at module import. A dask array is recognised by its ``__dask_graph__`` method, and
+the functions that accept one (:func:`fpexplore.round_to`,
+:func:`fpexplore.representation_error`, :func:`fpexplore.decode_array`,
+:func:`fpexplore.tensor_report`) map themselves over its chunks with the result's
+dtype declared, so a graph built on them stays lazy and typed.
+
+Examples
+--------
+>>> import numpy as np
+>>> is_dask(np.zeros(3))
+False
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .. import codes as K
+from ..formats import Format
+
+__all__ = [
+    "check_known_chunks",
+    "from_npy",
+    "is_dask",
+    "lazy_rounding_errors",
+    "map_elementwise",
+]
+
+
+def is_dask(x: Any) -> bool:
+    """True for a dask collection (without importing dask)."""
+    return callable(getattr(x, "__dask_graph__", None)) and hasattr(x, "chunks")
+
+
+def check_known_chunks(x: Any, what: str) -> None:
+    """Raise ValueError if a dask array's chunk sizes are unknown (NaN)."""
+    if any(math.isnan(c) for dim in x.chunks for c in dim):
+        raise ValueError(
+            f"{what} needs a dask array with known chunk sizes, got chunks {x.chunks}; "
+            "call x.compute_chunk_sizes() first"
+        )
+
+
+def map_elementwise(func: Any, x: Any, out_dtype: Any, *args: Any, **kwargs: Any) -> Any:
+    """``func(chunk, *args, **kwargs)`` over a dask array's chunks, with the output
+    dtype declared (``meta`` as well, so dask does not call ``func`` on a dummy chunk)."""
+    out_dtype = np.dtype(out_dtype)
+    meta = np.empty((0,) * x.ndim, out_dtype)
+    return x.map_blocks(_Bound(func, args, kwargs), dtype=out_dtype, meta=meta, token=func.__name__)
+
+
+class _Bound:
+    """``func(chunk, *args, **kwargs)``: a picklable partial with the chunk first."""
+
+    def __init__(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.func, self.args, self.kwargs = func, args, kwargs
+
+    def __call__(self, chunk: Any) -> Any:
+        return self.func(chunk, *self.args, **self.kwargs)
+
+
+def _stacked_errors(chunk: NDArray[Any], fmt: Format, rounding: str, overflow: Any) -> Any:
+    return np.stack(K.rounding_errors(chunk, fmt, rounding, overflow=overflow))
+
+
+def lazy_rounding_errors(
+    x: Any, fmt: Format, rounding: str, overflow: Any
+) -> tuple[Any, Any, Any, Any]:
+    """:func:`fpexplore.codes.rounding_errors` of a dask array: four dask arrays, from
+    one task per chunk that computes them together (stacked on a new first axis)."""
+    stacked = x.map_blocks(
+        _stacked_errors, fmt, rounding, overflow, new_axis=0, chunks=((4,), *x.chunks),
+        dtype=np.float64, meta=np.empty((0,) * (x.ndim + 1)), token="representation_error",
+    )  # fmt: skip
+    return stacked[0], stacked[1], stacked[2], stacked[3]
+
+
+def _require_dask() -> Any:
+    try:
+        import dask.array as da
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "this needs dask: pip install 'fpexplore[dask]' (or dask[array])"
+        ) from error
+    return da
+
+
+def _read_npy(path: str, start: int, stop: int) -> np.ndarray:
+    """Rows ``start:stop`` of a .npy file, copied out of a mapping that is then
+    dropped, so the pages read leave the process's resident memory."""
+    mapped = np.load(path, mmap_mode="r")
+    try:
+        return np.array(mapped[start:stop])
+    finally:
+        del mapped
+
+
+def from_npy(path: str, chunk_rows: int = 1 << 22) -> Any:
+    """A dask array reading a .npy file chunk by chunk along its first axis.
+
+    ``dask.array.from_array(np.load(path, mmap_mode="r"))`` keeps one mapping of
+    the whole file open, and every page it reads stays in the process's resident
+    memory until the mapping goes. Here each chunk maps the file, copies its rows
+    and unmaps it, so a report over a file larger than memory holds a few chunks
+    at a time.
+
+    Parameters
+    ----------
+    path : str
+        A .npy file.
+    chunk_rows : int
+        Rows (entries of the first axis) per chunk.
+    """
+    da = _require_dask()
+    dask: Any = importlib.import_module("dask")  # (untyped)
+
+    header = np.load(path, mmap_mode="r")
+    shape, dtype = header.shape, header.dtype
+    del header
+    if not shape:
+        raise ValueError(f"{path} holds a 0-d array; expected at least one axis")
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be a positive int, got {chunk_rows!r}")
+    parts = []
+    for start in range(0, shape[0], chunk_rows):
+        stop = min(start + chunk_rows, shape[0])
+        block = dask.delayed(_read_npy, pure=True)(path, start, stop)
+        parts.append(da.from_delayed(block, (stop - start, *shape[1:]), dtype=dtype))
+    return da.concatenate(parts, axis=0)
