@@ -21,7 +21,7 @@ def _ruff() -> list[str]:
 
 def test_ruff_check() -> None:
     result = subprocess.run(
-        [*_ruff(), "check", "fpexplore", "tests", "benchmarks"],
+        [*_ruff(), "check", "fpexplore", "tests", "benchmarks", "notebooks", "docs"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
@@ -29,7 +29,7 @@ def test_ruff_check() -> None:
 
 def test_ruff_format() -> None:
     result = subprocess.run(
-        [*_ruff(), "format", "--check", "fpexplore", "tests", "benchmarks"],
+        [*_ruff(), "format", "--check", "fpexplore", "tests", "benchmarks", "notebooks", "docs"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
