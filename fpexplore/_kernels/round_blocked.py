@@ -9,7 +9,7 @@ bit for bit."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -133,13 +133,31 @@ def _round_nearest_even(a: np.ndarray, r: _Rounder, rounded: np.ndarray, scratch
     np.subtract(total, c.view(np.float64), out=total)
 
 
+class _Place(Protocol):
+    """What :func:`_round_magnitudes` reads of a rounder (float64's or float32's)."""
+
+    @property
+    def rounding(self) -> str: ...
+
+    @property
+    def shift(self) -> int: ...
+
+
 def _round_magnitudes(
-    a: np.ndarray, bits: np.ndarray, r: _Rounder, rounded: np.ndarray, work: np.ndarray
+    a: np.ndarray,
+    bits: np.ndarray,
+    r: _Place,
+    rounded: np.ndarray,
+    work: np.ndarray,
+    keep: int = _MAGNITUDE,
 ) -> None:
-    """Round float64 magnitude bits ``a`` to the format's last place, exactly, with
-    integer arithmetic: add an increment below that place, then clear the bits there.
-    Right wherever the format's exponent is float64's (its normal range); a carry
-    out of the fraction moves the result to the next binade as it should."""
+    """Round magnitude bits ``a`` (float64's, or float32's for the float32 path) to the
+    format's last place, exactly, with integer arithmetic: add an increment below that
+    place, then clear the bits there and every bit outside ``keep``. Right wherever the
+    format's exponent is the input's (its normal range); a carry out of the fraction
+    moves the result to the next binade as it should. ``r`` holds ``shift`` (the input's
+    fraction bits below the format's last place) and ``rounding``; ``bits`` the signed
+    inputs, whose top bit decides the directed modes."""
     if r.shift == 0:
         np.copyto(rounded, a)
         return
@@ -154,12 +172,12 @@ def _round_magnitudes(
     elif mode == "toward_zero":
         np.copyto(rounded, a)
     else:  # up and down: round away from zero on one side only
-        np.right_shift(bits, 63, out=work)
+        np.right_shift(bits, 8 * bits.dtype.itemsize - 1, out=work)
         if mode == "up":
             np.bitwise_xor(work, 1, out=work)
         np.multiply(work, below, out=work)
         np.add(a, work, out=rounded)
-    np.bitwise_and(rounded, _MAGNITUDE ^ below, out=rounded)
+    np.bitwise_and(rounded, keep ^ below, out=rounded)
 
 
 def _round_small(

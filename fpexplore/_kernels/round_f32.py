@@ -29,7 +29,7 @@ import numpy as np
 
 from ..formats import Format
 from .dtypes import code_dtype, widen_into
-from .round_blocked import _round_into, _rounder, _Scratch
+from .round_blocked import _round_into, _round_magnitudes, _rounder, _Scratch
 
 _MAG32 = 0x7FFF_FFFF
 _SIGNLESS = ("nearest_even", "nearest_away", "toward_zero")  # modes blind to the sign
@@ -146,7 +146,7 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
     if r.float32_exponents and not as_codes and not np.isnan(np.max(x)):
         # bfloat16, TF32 under nearest-even: float32's exponents, subnormals, infinities
         # and overflow to inf; only a NaN (its payload) needs the general path
-        _round_magnitudes32(bits, bits, r, out.view(np.uint32), work)
+        _round_magnitudes(bits, bits, r, out.view(np.uint32), work, keep=0xFFFF_FFFF)
         return
     # a format sharing float32's exponent range (bfloat16, TF32) has float32's subnormals
     need_low = r.fmt.emin > -126
@@ -162,10 +162,11 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
         return
     small = need_low and low < r.normal_bits
     if high <= r.max_bits and not small and not as_codes and r.rounding in _SIGNLESS:
-        _round_magnitudes32(bits, bits, r, out.view(np.uint32), work)  # the sign rides along
+        # the sign rides along: keep every bit but the dropped ones
+        _round_magnitudes(bits, bits, r, out.view(np.uint32), work, keep=0xFFFF_FFFF)
         return
     np.bitwise_and(bits, _MAG32, out=a)
-    _round_magnitudes32(a, bits, r, rounded, work)
+    _round_magnitudes(a, bits, r, rounded, work, keep=0xFFFF_FFFF)
     result = rounded
     if as_codes:
         result = out if out.dtype == np.uint32 else s.codes[:k]
@@ -186,33 +187,6 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
             np.copyto(out, result, casting="unsafe")
     else:
         np.bitwise_or(result, sign, out=out.view(np.uint32))
-
-
-def _round_magnitudes32(
-    a: np.ndarray, bits: np.ndarray, r: _Rounder32, rounded: np.ndarray, work: np.ndarray
-) -> None:
-    """Round magnitude bits to the format's last place: add an increment below it,
-    clear the bits there (a carry moves to the next binade, as it should)."""
-    if r.shift == 0:
-        np.copyto(rounded, a)
-        return
-    mode, below = r.rounding, (1 << r.shift) - 1
-    if mode == "nearest_even":  # half - 1, plus 1 when the kept part is odd
-        np.right_shift(a, r.shift, out=work)
-        np.bitwise_and(work, 1, out=work)
-        np.add(work, (1 << (r.shift - 1)) - 1, out=work)
-        np.add(a, work, out=rounded)
-    elif mode == "nearest_away":
-        np.add(a, 1 << (r.shift - 1), out=rounded)
-    elif mode == "toward_zero":
-        np.copyto(rounded, a)
-    else:  # up and down: away from zero on one side only
-        np.right_shift(bits, 31, out=work)
-        if mode == "up":
-            np.bitwise_xor(work, 1, out=work)
-        np.multiply(work, below, out=work)
-        np.add(a, work, out=rounded)
-    np.bitwise_and(rounded, 0xFFFF_FFFF ^ below, out=rounded)
 
 
 def _round_small32(

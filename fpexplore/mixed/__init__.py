@@ -5,54 +5,7 @@ accumulation; ``loss_scaling``: gradients that underflow and the scale that save
 them. A front end of its own: it uses the public API of :mod:`fpexplore`.
 """
 
-from .simulations import (
-    AccumulationDemo,
-    DotAccumulation,
-    LossScaleLog,
-    LossScaleSweep,
-    MatmulError,
-    SoftmaxDemo,
-    UnderflowStats,
-    accumulation_demo,
-    crossentropy,
-    dot_product_accumulation,
-    dynamic_loss_scaling,
-    format_limits,
-    gradient_underflow,
-    loss_scale_roundtrip,
-    loss_scale_sweep,
-    matmul_error,
-    matmul_float16,
-    round_values,
-    running_sum,
-    sample_gradients,
-    softmax,
-    softmax_overflow_demo,
-    stall_point,
-)
+from . import simulations
+from .simulations import *  # noqa: F403 - the simulations' public names, listed there
 
-__all__ = [
-    "AccumulationDemo",
-    "DotAccumulation",
-    "LossScaleLog",
-    "LossScaleSweep",
-    "MatmulError",
-    "SoftmaxDemo",
-    "UnderflowStats",
-    "accumulation_demo",
-    "crossentropy",
-    "dot_product_accumulation",
-    "dynamic_loss_scaling",
-    "format_limits",
-    "gradient_underflow",
-    "loss_scale_roundtrip",
-    "loss_scale_sweep",
-    "matmul_error",
-    "matmul_float16",
-    "round_values",
-    "running_sum",
-    "sample_gradients",
-    "softmax",
-    "softmax_overflow_demo",
-    "stall_point",
-]
+__all__ = list(simulations.__all__)
