@@ -98,17 +98,11 @@ def floor_log2(magnitude: Fraction) -> int:
     return e
 
 
-def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, int, bool]:
-    """Round a positive Fraction to (biased exponent field, mantissa field, overflowed).
-
-    ``mode`` is a magnitude mode: ``nearest_even``, ``nearest_away``,
-    ``toward_zero`` or ``away`` (from zero). The result is exact: integer
-    arithmetic on numerator and denominator only.
-    """
-    m = fmt.mantissa_bits
+def _round_quanta(magnitude: Fraction, shift: int, mode: str, parity: int | None = None) -> int:
+    """``magnitude / 2**shift`` rounded to an integer by the magnitude ``mode``, in
+    integer arithmetic. Ties to even look at the integer's parity, or at ``parity``
+    when given (a format without mantissa bits whose codes alternate otherwise)."""
     p, q = magnitude.numerator, magnitude.denominator
-    shift = ulp_exponent(magnitude, fmt)  # the quantum (ULP) is 2**shift
-    exponent = shift + m
     num, den = (p, q << shift) if shift >= 0 else (p << -shift, q)
     significand, remainder = divmod(num, den)
     if remainder:
@@ -118,10 +112,25 @@ def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, i
         elif mode == "nearest_away":
             significand += twice >= den
         elif mode == "nearest_even":
-            odd = significand & 1
-            if m == 0 and fmt.ties_to_even_code:  # the code's parity: its exponent field's
-                odd = significand and (exponent + fmt.bias) & 1
+            odd = significand & 1 if parity is None else (significand and parity)
             significand += twice > den or (twice == den and odd)
+    return significand
+
+
+def round_magnitude(magnitude: Fraction, fmt: Format, mode: str) -> tuple[int, int, bool]:
+    """Round a positive Fraction to (biased exponent field, mantissa field, overflowed).
+
+    ``mode`` is a magnitude mode: ``nearest_even``, ``nearest_away``,
+    ``toward_zero`` or ``away`` (from zero). The result is exact: integer
+    arithmetic on numerator and denominator only.
+    """
+    m = fmt.mantissa_bits
+    shift = ulp_exponent(magnitude, fmt)  # the quantum (ULP) is 2**shift
+    exponent = shift + m
+    parity = None
+    if m == 0 and fmt.ties_to_even_code:  # the code's parity: its exponent field's
+        parity = (exponent + fmt.bias) & 1
+    significand = _round_quanta(magnitude, shift, mode, parity)
     if significand >> (m + 1):  # carried into the next binade
         significand >>= 1
         exponent += 1
@@ -158,18 +167,7 @@ def tiny_after_rounding(magnitude: Fraction, fmt: Format, mode: str) -> bool:
         return False
     if e < fmt.emin - 1:
         return True
-    p, q = magnitude.numerator, magnitude.denominator
-    shift = e - m  # the quantum with an unbounded exponent range
-    num, den = (p, q << shift) if shift >= 0 else (p << -shift, q)
-    significand, remainder = divmod(num, den)
-    if remainder:
-        twice = 2 * remainder
-        if mode == "away":
-            significand += 1
-        elif mode == "nearest_away":
-            significand += twice >= den
-        elif mode == "nearest_even":
-            significand += twice > den or (twice == den and significand & 1)
+    significand = _round_quanta(magnitude, e - m, mode)  # unbounded exponent range
     return not significand >> (m + 1)  # no carry into 2**emin
 
 
