@@ -88,6 +88,8 @@ def _bracketed(q: np.ndarray, fmt: Format, compare: Any) -> np.ndarray:
     """
     magnitude = np.abs(q)
     usable = np.isfinite(magnitude) & (magnitude > 0) & (magnitude < 2.0 ** (fmt.emax + 1))
+    if not fmt.has_subnormals:  # below the least value q (exact there: a quotient of
+        usable &= magnitude >= fmt.smallest_normal  # powers of two) rounds as is
     v = round_values(np.where(usable, magnitude, 0.0), fmt, "toward_zero")
     below = usable & (compare(v) < 0)  # q rounded up onto a value of the format
     v[below] = round_values(np.nextafter(v[below], 0.0), fmt, "toward_zero")

@@ -39,7 +39,7 @@ def nan_code(fmt: Format, source: tuple[int, ExactReal] | None, why: str) -> int
         )
     nan_code = fmt.nan_code
     assert nan_code is not None
-    if source is None or fmt.nan_encoding == "fn":
+    if source is None or fmt.nan_encoding != "ieee":
         sign = source[1].sign if source is not None else 0
         return nan_code | (fmt.sign_mask if sign else 0)
     return source[0] | (1 << (fmt.mantissa_bits - 1))
@@ -52,11 +52,16 @@ def _infinity(fmt: Format, sign: int, overflow: str | None) -> int:
     return overflow_code(fmt, sign, "nearest_even", overflow)
 
 
+def _zero_code(fmt: Format, sign: int) -> int:
+    """The code of a zero of that sign: +0 where the format has no -0."""
+    return fmt.sign_mask if sign and fmt.has_negative_zero else 0
+
+
 def _code_of(x: ExactReal, fmt: Format) -> int:
     """The code of a finite value that is already one of the format's."""
     assert x.magnitude is not None
     if x.magnitude == 0:
-        return fmt.sign_mask if x.sign else 0
+        return _zero_code(fmt, x.sign)
     return round_real(x, fmt)
 
 
@@ -98,7 +103,7 @@ def special_case(
         if inf[0]:
             return infinite(sign)
         if inf[1]:
-            return ExactResult(fmt.sign_mask if sign else 0, Fraction(0), None, sign, frozenset())
+            return ExactResult(_zero_code(fmt, sign), Fraction(0), None, sign, frozenset())
         if zero[1]:
             return infinite(sign, "division_by_zero")
     if op == "remainder":
