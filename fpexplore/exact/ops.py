@@ -35,10 +35,16 @@ from .rounding import (
     check_rounding,
     overflow_code,
     round_magnitude,
-    round_real,
     tiny_after_rounding,
 )
-from .specials import ExactResult, nan_code, special_case
+from .specials import (
+    ExactResult,
+    code_to_real,
+    nan_code,
+    round_tabulated,
+    sign_op_tabulated,
+    special_case,
+)
 
 __all__ = [
     "ARITY",
@@ -70,35 +76,6 @@ def check_arithmetic_format(spec: Any) -> Format:
     """The format, if arithmetic supports it: every format of the catalogue and every
     custom one (IEEE-style, ``fn``, ``none`` and the tabulated encodings alike)."""
     return get_format(spec)
-
-
-def code_to_real(code: int, fmt: Format) -> ExactReal:
-    """A format's bit pattern as an :class:`ExactReal` (integer arithmetic only).
-
-    Every encoding: IEEE, ``fn``, ``none`` and the tabulated ones (fnuz and P3109,
-    whose one NaN sits at the code of -0, P3109's infinities at the top codes,
-    unsigned E8M0 with no zero and no subnormals).
-    """
-    m = fmt.mantissa_bits
-    sign = code >> (fmt.bits - 1) & 1 if fmt.is_signed else 0
-    field = code >> m & ((1 << fmt.exponent_bits) - 1)
-    mantissa = code & ((1 << m) - 1)
-    top = (1 << fmt.exponent_bits) - 1
-    if fmt.nan_encoding == "ieee" and field == top:
-        if mantissa == 0:
-            return ExactReal(sign, None, "inf")
-        quiet = bool(mantissa >> (m - 1))
-        return ExactReal(sign, None, "nan", mantissa << (52 - m), quiet)
-    if fmt.nan_encoding == "fn" and code & ~fmt.sign_mask == fmt.nan_code:
-        return ExactReal(sign, None, "nan", 1 << 51, True)
-    if fmt.nan_encoding in ("fnuz", "p3109") and code == fmt.nan_code:
-        return ExactReal(0, None, "nan", 1 << 51, True)
-    if fmt.nan_encoding == "p3109" and code & ~fmt.sign_mask == fmt.inf_code:
-        return ExactReal(sign, None, "inf")
-    normal = field > 0 or not fmt.has_subnormals
-    significand = mantissa | (1 << m) if normal else mantissa
-    magnitude = Fraction(significand) * Fraction(2) ** (fmt.field_exponent(field) - m)
-    return ExactReal(sign, magnitude)
 
 
 def _sqrt(x: Fraction, fmt: Format) -> tuple[Fraction, bool]:
@@ -208,11 +185,35 @@ def exact_op(
         As :func:`round_real`; ``stochastic`` rounding draws from ``rng``
         (a numpy Generator).
 
+    Notes
+    -----
+    The tabulated formats (fnuz, P3109, unsigned E8M0) read their operands
+    through :func:`code_to_real` and round the exact result once with
+    :func:`round_real`. Where IEEE 754 has no answer: a NaN operand gives the
+    format's one NaN (unsigned, and never signalling: no flag); an invalid
+    operation gives NaN and ``invalid``; ``x/0`` gives +-inf in P3109 and NaN in
+    fnuz formats (their overflow result), with ``division_by_zero``; a zero result
+    is +0, as no -0 exists; an overflow gives what :func:`round_real` gives (NaN
+    in fnuz, +-inf in P3109, +-max with ``overflow="saturate"``) with
+    ``overflow`` and ``inexact``. E8M0 has no zero and no sign: a zero or negative
+    exact result (``1 - 1``, ``neg(2)``) is NaN with ``invalid``; one below
+    ``2**-127`` is NaN toward zero (or down), else ``2**-127``, with ``underflow``
+    and ``inexact``. ``inexact`` means the stored value differs from the exact
+    one; ``underflow`` is tininess after rounding, as for every format.
+
     Raises
     ------
     ValueError
         For an unknown operation, the wrong number of operands, or an invalid
         operation in a format without NaN (FP6, FP4).
+
+    Examples
+    --------
+    >>> hex(exact_op("div", (0x38, 0x00), "float8_e4m3fnuz").code)  # 1/0: NaN
+    '0x80'
+    >>> r = exact_op("sub", (0x7F, 0x7F), "float8_e8m0fnu")  # 1 - 1: no zero in E8M0
+    >>> hex(r.code), sorted(r.flags)
+    ('0xff', ['invalid'])
     """
     fmt = check_arithmetic_format(fmt)
     if op not in ARITY:
@@ -225,7 +226,7 @@ def exact_op(
         raise ValueError("stochastic rounding needs rng (a numpy Generator or a seed)")
     xs = [code_to_real(c, fmt) for c in codes]
     if op in ("neg", "abs") and fmt.tabulated:
-        return _sign_op_tabulated(op, codes[0], xs[0], fmt)
+        return sign_op_tabulated(op, codes[0], xs[0], fmt)
     if op in ("neg", "abs"):
         code = codes[0] ^ fmt.sign_mask if op == "neg" else codes[0] & ~fmt.sign_mask
         real = code_to_real(code, fmt)
@@ -243,86 +244,8 @@ def exact_op(
         return result
     exact, zero_sign, approximate = _exact_value(op, xs, fmt, rounding)
     if fmt.tabulated:
-        return _round_tabulated(exact, zero_sign, approximate, fmt, rounding, overflow, rng)
+        return round_tabulated(exact, zero_sign, approximate, fmt, rounding, overflow, rng)
     if exact == 0:
         return ExactResult(fmt.sign_mask if zero_sign else 0, exact, None, zero_sign, frozenset())
     code, raised = _round(exact, fmt, rounding, overflow, rng)
     return ExactResult(code, exact, None, int(exact < 0), frozenset(raised), approximate)
-
-
-def _sign_op_tabulated(op: str, code: int, x: ExactReal, fmt: Format) -> ExactResult:
-    """``neg`` and ``abs`` where the sign bit cannot simply be flipped: the one NaN
-    of fnuz and P3109 formats sits at the code of -0, and E8M0 has no sign."""
-    if x.special == "nan":
-        return ExactResult(code, None, "nan", 0, frozenset())
-    negate = op == "neg" and not x.sign
-    if negate and not fmt.is_signed:  # -x has no value in an unsigned format
-        assert fmt.nan_code is not None
-        return ExactResult(fmt.nan_code, -_finite(x), None, 1, frozenset({"invalid"}))
-    if negate and x.magnitude != 0:
-        code |= fmt.sign_mask
-    else:
-        code &= ~fmt.sign_mask
-    real = code_to_real(code, fmt)
-    return ExactResult(code, real.value, real.special, real.sign, frozenset())
-
-
-def _finite(x: ExactReal) -> Fraction:
-    assert x.value is not None
-    return x.value
-
-
-def _round_tabulated(
-    exact: Fraction,
-    zero_sign: int,
-    approximate: bool,
-    fmt: Format,
-    rounding: str,
-    overflow: str | None,
-    rng: Any,
-) -> ExactResult:
-    """Round a finite exact result once into a tabulated format (fnuz, P3109,
-    E8M0) with :func:`round_real`, and raise the flags.
-
-    A zero result is +0 (these formats have no -0). Where the format has no value
-    for the exact result (zero or a negative number in unsigned E8M0) the result is
-    its NaN and ``invalid`` is raised. An overflow gives what :func:`round_real`
-    gives (NaN in fnuz, inf in P3109, +-max with ``overflow="saturate"``).
-    """
-    sign = int(exact < 0)
-    if exact == 0 and fmt.has_zero:
-        return ExactResult(0, exact, None, zero_sign, frozenset())
-    if exact == 0 or (sign and not fmt.is_signed):
-        assert fmt.nan_code is not None  # unsigned formats without zero have a NaN
-        return ExactResult(fmt.nan_code, exact, None, sign, frozenset({"invalid"}), approximate)
-    magnitude = abs(exact)
-    real = ExactReal(sign, magnitude)
-    if rounding == "stochastic":
-        low = round_real(real, fmt, "toward_zero", overflow)
-        high = round_real(real, fmt, "down" if sign else "up", overflow)
-        top = Fraction(fmt.max) + Fraction(2) ** (
-            fmt.field_exponent(fmt.max_exponent_field) - fmt.mantissa_bits
-        )
-        low_value = _magnitude_of(low, fmt, Fraction(0))
-        gap = _magnitude_of(high, fmt, top) - low_value
-        fraction = (magnitude - low_value) / gap if gap else Fraction(0)
-        away = fraction > 0 and rng.random() < fraction
-        code, mode = (high, "away") if away else (low, "toward_zero")
-    else:
-        mode = _magnitude_mode(rounding, sign)
-        code = round_real(real, fmt, rounding, overflow)
-    flags: set[str] = set()
-    if code_to_real(code, fmt).value != exact:
-        flags.add("inexact")
-        if magnitude >= Fraction(fmt.smallest_normal):
-            if round_magnitude(magnitude, fmt, mode)[2]:
-                flags.add("overflow")
-        elif tiny_after_rounding(magnitude, fmt, mode):
-            flags.add("underflow")
-    return ExactResult(code, exact, None, sign, frozenset(flags), approximate)
-
-
-def _magnitude_of(code: int, fmt: Format, otherwise: Fraction) -> Fraction:
-    """The magnitude of a code's finite value; ``otherwise`` for inf and NaN."""
-    value = code_to_real(code, fmt).magnitude
-    return otherwise if value is None else value

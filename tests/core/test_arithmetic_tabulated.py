@@ -239,3 +239,32 @@ def test_cli_all_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not supported" not in out
     for name in TABULATED:
         assert name in out
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        fpx.Format("u4m3", 4, 3, 7, "fn", is_signed=False, has_subnormals=False),
+        fpx.Format("s8m0", 8, 0, 127, "fn"),  # signed, no mantissa bits: has -0
+        fpx.Format("s5m2fnuz", 5, 2, 16, "fnuz"),
+    ],
+)
+def test_custom_tabulated_formats_vector_matches_scalar(fmt: fpx.Format) -> None:
+    rng = np.random.default_rng(3)
+    values = K.codes_to_values(np.arange(fmt.n_codes), fmt)
+    for op, arity in (("add", 2), ("sub", 2), ("mul", 2), ("div", 2), ("sqrt", 1), ("fma", 3)):
+        rows = rng.integers(0, fmt.n_codes, (300, arity))
+        for mode in MODES:
+            operands = (values[rows[:, n]] for n in range(arity))
+            vector = getattr(fpx, op)(*operands, fmt, rounding=mode)
+            codes = [exact_op(op, tuple(int(t) for t in row), fmt, mode).code for row in rows]
+            scalar = K.codes_to_values(np.array(codes), fmt)
+            same = (vector.view(np.uint64) == scalar.view(np.uint64)) | (
+                np.isnan(vector) & np.isnan(scalar)
+            )
+            assert same.all(), (op, mode, rows[~same][:3])
+    zero = fpx.sub(1, 1, fmt, rounding="down").value  # -0 under rounding down, where it exists
+    if not fmt.has_zero:
+        assert math.isnan(zero)
+    else:
+        assert zero == 0 and math.copysign(1, zero) == (-1 if fmt.has_negative_zero else 1)
