@@ -222,6 +222,19 @@ def test_stochastic_scalar_and_array() -> None:
         assert set(out.tolist()) == {low, high}
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3fnuz", "p3109_p1", "p3109_p3", "float8_e8m0fnu"])
+def test_sequential_sum_is_a_chain_of_adds(name: str) -> None:
+    values = np.random.default_rng(1).uniform(0.01, 3, 200)
+    xs = [fpx.decode(float(v), name).value for v in values]
+    chain = xs[0]
+    for x in xs[1:]:
+        chain = fpx.add(chain, x, name).value
+    assert float(fpx.sum(np.array(xs), name)) == chain
+    assert float(fpx.sum(values, "float32", accumulate=name)) == float(
+        fpx.sum(np.array([fpx.decode(float(v), "float32").value for v in values]), name)
+    )
+
+
 def test_sum_and_dot() -> None:
     assert float(fpx.sum(np.full(8, 0.25), "p3109_p4")) == 2.0
     assert float(fpx.sum(np.full(64, 0.25), "p3109_p4")) == 4.0  # 4 + 0.25 ties to 4
