@@ -95,6 +95,7 @@ def _vector_codes(op: str, name: str, mode: str) -> np.ndarray:
     return K.round_codes(result, fmt).astype(np.int64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TABULATED)
 @pytest.mark.parametrize("op", BINARY)
 def test_every_pair_vectorized(op: str, name: str) -> None:
@@ -105,6 +106,7 @@ def test_every_pair_vectorized(op: str, name: str) -> None:
         assert bad.size == 0, (mode, [(hex(i), hex(j)) for i, j in bad[:5]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", TABULATED)
 @pytest.mark.parametrize("op", BINARY)
 def test_every_pair_scalar(op: str, name: str) -> None:
