@@ -15,6 +15,10 @@ and tested against :func:`fpexplore.exact.exact_op`:
   is placed beside the format's midpoint after exact comparisons (``a <=> v x b``,
   ``a <=> v x v``, exact in float64). ``fma`` (``p <= 26``): the product is exact
   and the sum is rounded to odd.
+  The tabulated formats (fnuz, P3109, E8M0; all of at most 16 bits) take this
+  path too: their results are rounded from float64 by the tables, which follow
+  :func:`fpexplore.exact.round_real` (NaN for an E8M0 zero or negative result,
+  +0 for a zero, NaN or inf for x/0 and overflow), as the exact path does.
 * **float64 itself**, round to nearest even: numpy's own IEEE operations.
 * **Everything else** (float64 under other modes, fma in float64, remainder, custom
   formats too wide or too far-ranging for the rules above): each element goes
@@ -88,6 +92,8 @@ def _bracketed(q: np.ndarray, fmt: Format, compare: Any) -> np.ndarray:
     """
     magnitude = np.abs(q)
     usable = np.isfinite(magnitude) & (magnitude > 0) & (magnitude < 2.0 ** (fmt.emax + 1))
+    if not fmt.has_subnormals:  # below the least value q (exact there: a quotient of
+        usable &= magnitude >= fmt.smallest_normal  # powers of two) rounds as is
     v = round_values(np.where(usable, magnitude, 0.0), fmt, "toward_zero")
     below = usable & (compare(v) < 0)  # q rounded up onto a value of the format
     v[below] = round_values(np.nextafter(v[below], 0.0), fmt, "toward_zero")

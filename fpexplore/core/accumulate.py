@@ -39,7 +39,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -136,6 +136,8 @@ class Accumulation:
 def _rounder(acc: Format) -> Any:
     """A scalar round-to-nearest-even into ``acc`` on Python floats (which it
     holds exactly); overflow follows the format's convention."""
+    if acc.tabulated:  # fnuz, P3109, E8M0: the tables' rounding, which knows their rules
+        return lru_cache(maxsize=1 << 12)(lambda t: float(K.round_values(np.array([t]), acc)[0]))
     p, emin, top = acc.mantissa_bits + 1, acc.emin, acc.max
     big = math.inf if acc.has_infinity else (math.nan if acc.has_nan else top)
 
@@ -157,7 +159,7 @@ def _add(acc: Format) -> Any:
     def add(s: float, x: float) -> float:
         t = s + x
         if exact64 or not math.isfinite(t):
-            return t
+            return float(rnd(t)) if acc.tabulated else t
         v = t - s
         err = (s - (t - v)) + (x - v)
         if err and not int(np.float64(t).view(np.uint64)) & 1:

@@ -37,7 +37,14 @@ from .rounding import (
     round_magnitude,
     tiny_after_rounding,
 )
-from .specials import ExactResult, nan_code, special_case
+from .specials import (
+    ExactResult,
+    code_to_real,
+    nan_code,
+    round_tabulated,
+    sign_op_tabulated,
+    special_case,
+)
 
 __all__ = [
     "ARITY",
@@ -66,37 +73,9 @@ FLAGS = ("invalid", "division_by_zero", "overflow", "underflow", "inexact")
 
 
 def check_arithmetic_format(spec: Any) -> Format:
-    """The format, if arithmetic supports it: every IEEE-style, ``fn`` and ``none``
-    format (the catalogue's float64 ... FP4 and custom eXmY). The tabulated
-    encodings (fnuz, P3109, unsigned E8M0, formats without subnormals) are refused."""
-    fmt = get_format(spec)
-    if fmt.tabulated:
-        raise ValueError(
-            f"arithmetic in {fmt.name} is not supported: its encoding "
-            f"({fmt.nan_encoding}{'' if fmt.is_signed else ', unsigned'}) is read through "
-            "tables; compute in an IEEE-style, 'fn' or 'none' format and round the result "
-            "into it with decode() or round_to()"
-        )
-    return fmt
-
-
-def code_to_real(code: int, fmt: Format) -> ExactReal:
-    """A format's bit pattern as an :class:`ExactReal` (integer arithmetic only)."""
-    m = fmt.mantissa_bits
-    sign = code >> (fmt.bits - 1) & 1
-    field = code >> m & ((1 << fmt.exponent_bits) - 1)
-    mantissa = code & ((1 << m) - 1)
-    top = (1 << fmt.exponent_bits) - 1
-    if fmt.nan_encoding == "ieee" and field == top:
-        if mantissa == 0:
-            return ExactReal(sign, None, "inf")
-        quiet = bool(mantissa >> (m - 1))
-        return ExactReal(sign, None, "nan", mantissa << (52 - m), quiet)
-    if fmt.nan_encoding == "fn" and field == top and mantissa == (1 << m) - 1:
-        return ExactReal(sign, None, "nan", 1 << 51, True)
-    significand = mantissa | (1 << m) if field else mantissa
-    magnitude = Fraction(significand) * Fraction(2) ** (max(field, 1) - fmt.bias - m)
-    return ExactReal(sign, magnitude)
+    """The format, if arithmetic supports it: every format of the catalogue and every
+    custom one (IEEE-style, ``fn``, ``none`` and the tabulated encodings alike)."""
+    return get_format(spec)
 
 
 def _sqrt(x: Fraction, fmt: Format) -> tuple[Fraction, bool]:
@@ -155,6 +134,33 @@ def _zero_sum_sign(x: ExactReal, y: ExactReal, rounding: str) -> int:
     return 1 if rounding == "down" else 0
 
 
+def _exact_value(
+    op: str, xs: list[ExactReal], fmt: Format, rounding: str
+) -> tuple[Fraction, int, bool]:
+    """The exact result of ``op`` on finite operands, the sign an exact zero takes,
+    and whether the result is an approximation (the root of a non-square)."""
+    values = [x.value if x.value is not None else Fraction(0) for x in xs]  # all finite here
+    approximate = False
+    if op == "add":
+        exact = values[0] + values[1]
+        zero_sign = _zero_sum_sign(xs[0], xs[1], rounding)
+    elif op == "mul":
+        exact, zero_sign = values[0] * values[1], xs[0].sign ^ xs[1].sign
+    elif op == "div":
+        exact, zero_sign = values[0] / values[1], xs[0].sign ^ xs[1].sign
+    elif op == "remainder":  # x - n y, n the integer nearest x / y (ties to even): exact
+        exact = values[0] - round(values[0] / values[1]) * values[1]
+        zero_sign = xs[0].sign
+    elif op == "sqrt":
+        exact, approximate = _sqrt(values[0], fmt) if values[0] else (Fraction(0), False)
+        zero_sign = xs[0].sign
+    else:  # fma
+        product = ExactReal(xs[0].sign ^ xs[1].sign, values[0] * values[1])
+        exact = values[0] * values[1] + values[2]
+        zero_sign = _zero_sum_sign(product, xs[2], rounding)
+    return exact, zero_sign, approximate
+
+
 def exact_op(
     op: str,
     codes: tuple[int, ...],
@@ -179,11 +185,35 @@ def exact_op(
         As :func:`round_real`; ``stochastic`` rounding draws from ``rng``
         (a numpy Generator).
 
+    Notes
+    -----
+    The tabulated formats (fnuz, P3109, unsigned E8M0) read their operands
+    through :func:`code_to_real` and round the exact result once with
+    :func:`round_real`. Where IEEE 754 has no answer: a NaN operand gives the
+    format's one NaN (unsigned, and never signalling: no flag); an invalid
+    operation gives NaN and ``invalid``; ``x/0`` gives +-inf in P3109 and NaN in
+    fnuz formats (their overflow result), with ``division_by_zero``; a zero result
+    is +0, as no -0 exists; an overflow gives what :func:`round_real` gives (NaN
+    in fnuz, +-inf in P3109, +-max with ``overflow="saturate"``) with
+    ``overflow`` and ``inexact``. E8M0 has no zero and no sign: a zero or negative
+    exact result (``1 - 1``, ``neg(2)``) is NaN with ``invalid``; one below
+    ``2**-127`` is NaN toward zero (or down), else ``2**-127``, with ``underflow``
+    and ``inexact``. ``inexact`` means the stored value differs from the exact
+    one; ``underflow`` is tininess after rounding, as for every format.
+
     Raises
     ------
     ValueError
         For an unknown operation, the wrong number of operands, or an invalid
         operation in a format without NaN (FP6, FP4).
+
+    Examples
+    --------
+    >>> hex(exact_op("div", (0x38, 0x00), "float8_e4m3fnuz").code)  # 1/0: NaN
+    '0x80'
+    >>> r = exact_op("sub", (0x7F, 0x7F), "float8_e8m0fnu")  # 1 - 1: no zero in E8M0
+    >>> hex(r.code), sorted(r.flags)
+    ('0xff', ['invalid'])
     """
     fmt = check_arithmetic_format(fmt)
     if op not in ARITY:
@@ -195,6 +225,8 @@ def exact_op(
     if rounding == "stochastic" and rng is None:
         raise ValueError("stochastic rounding needs rng (a numpy Generator or a seed)")
     xs = [code_to_real(c, fmt) for c in codes]
+    if op in ("neg", "abs") and fmt.tabulated:
+        return sign_op_tabulated(op, codes[0], xs[0], fmt)
     if op in ("neg", "abs"):
         code = codes[0] ^ fmt.sign_mask if op == "neg" else codes[0] & ~fmt.sign_mask
         real = code_to_real(code, fmt)
@@ -204,31 +236,15 @@ def exact_op(
     nans = [(c, x) for c, x in zip(codes, xs, strict=True) if x.special == "nan"]
     if nans:
         code = nan_code(fmt, nans[0], f"{op} of a NaN")
-        return ExactResult(code, None, "nan", code >> (fmt.bits - 1), flags)
+        return ExactResult(code, None, "nan", code_to_real(code, fmt).sign, flags)
     if op == "sub":
         op, xs = "add", [xs[0], xs[1]._replace(sign=1 - xs[1].sign)]
     result = special_case(op, xs, fmt, rounding, overflow)
     if result is not None:
         return result
-    values = [x.value if x.value is not None else Fraction(0) for x in xs]  # all finite here
-    approximate = False
-    if op == "add":
-        exact = values[0] + values[1]
-        zero_sign = _zero_sum_sign(xs[0], xs[1], rounding)
-    elif op == "mul":
-        exact, zero_sign = values[0] * values[1], xs[0].sign ^ xs[1].sign
-    elif op == "div":
-        exact, zero_sign = values[0] / values[1], xs[0].sign ^ xs[1].sign
-    elif op == "remainder":  # x - n y, n the integer nearest x / y (ties to even): exact
-        exact = values[0] - round(values[0] / values[1]) * values[1]
-        zero_sign = xs[0].sign
-    elif op == "sqrt":
-        exact, approximate = _sqrt(values[0], fmt) if values[0] else (Fraction(0), False)
-        zero_sign = xs[0].sign
-    else:  # fma
-        product = ExactReal(xs[0].sign ^ xs[1].sign, values[0] * values[1])
-        exact = values[0] * values[1] + values[2]
-        zero_sign = _zero_sum_sign(product, xs[2], rounding)
+    exact, zero_sign, approximate = _exact_value(op, xs, fmt, rounding)
+    if fmt.tabulated:
+        return round_tabulated(exact, zero_sign, approximate, fmt, rounding, overflow, rng)
     if exact == 0:
         return ExactResult(fmt.sign_mask if zero_sign else 0, exact, None, zero_sign, frozenset())
     code, raised = _round(exact, fmt, rounding, overflow, rng)

@@ -62,15 +62,30 @@ def _special_line(op: Operation) -> tuple[str, str]:
     kind = op.parts.kind.value
     if "invalid" in op.flags and any(p.kind.value == "nan" for p in op.operands):
         return ("special", "a signalling NaN operand: invalid operation, the result is NaN")
+    if "invalid" in op.flags and op.exact is not None:
+        return ("special", _no_value(op))
     if "invalid" in op.flags:
         return ("special", "the result is undefined (invalid operation): NaN")
     if any(p.kind.value == "nan" for p in op.operands):
         return ("special", "a NaN operand: the result is NaN (no flag for a quiet NaN)")
     if "division_by_zero" in op.flags:
-        return ("special", "a nonzero number over zero: an exact infinity (division by zero)")
+        why = "a nonzero number over zero: an exact infinity (division by zero)"
+        if kind != "inf":  # fnuz and fn formats: no infinity to give
+            instead = "NaN" if kind == "nan" else "its largest value"
+            why += f"; {op.format.name} has no infinity: {instead}"
+        return ("special", why)
     if kind == "zero" or op.exact == 0:
         return ("special", "the exact result is zero; its sign follows IEEE 754's rules")
     return ("special", "an infinite operand: the exact result is infinite")
+
+
+def _no_value(op: Operation) -> str:
+    """Why a finite exact result became NaN: an unsigned format without zero (E8M0)."""
+    what = "zero" if op.exact == 0 else "a negative number"
+    return (
+        f"the exact result is {what}, and {op.format.name} has no value for it "
+        "(no zero, no sign): NaN (invalid operation)"
+    )
 
 
 def operation_steps(op: Operation) -> list[tuple[str, str]]:
@@ -84,7 +99,10 @@ def operation_steps(op: Operation) -> list[tuple[str, str]]:
     else:
         steps.extend(compute_lines(op))
         steps.append(("exact", exact_text(op)))
-        steps.extend(round_lines(op))
+        if "invalid" in op.flags:  # a negative result in unsigned E8M0
+            steps.append(("special", _no_value(op)))
+        else:
+            steps.extend(round_lines(op))
     r = op.parts
     if r.is_finite and r.exact != 0:
         written = sci(

@@ -179,6 +179,16 @@ def round_lines(op: Operation) -> list[tuple[str, str]]:
     steps = []
     if op.op in ("add", "sub") and e != max(lead_exponent(p) for p in op.operands):
         steps.append(("normalize", f"= {sci(exact, e)}   (the leading 1 moves to 2^{e})"))
+    if e < fmt.emin and not fmt.has_subnormals:  # E8M0: no subnormals, no zero
+        if op.parts.kind.value == "nan":
+            to = "rounding toward zero leaves no value: NaN"
+        else:
+            to = f"the result is that smallest value, {fmt.min!r}"
+        least = f"2^{fmt.emin}"
+        steps.append(
+            ("round", f"below the smallest value {least}, with no subnormals or zero: {to}")
+        )
+        return steps
     if e < fmt.emin:
         steps.append(
             (

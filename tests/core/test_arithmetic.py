@@ -395,16 +395,3 @@ def test_remainder_special_cases() -> None:
     assert fpx.remainder("inf", 2, "float16").flags == {"invalid"}
     assert fpx.remainder(1, 0, "float16").flags == {"invalid"}
     assert fpx.remainder(1e300, 3, "float64").flags == frozenset()
-
-
-def test_tabulated_formats_are_refused_clearly() -> None:
-    for name in ("float8_e4m3fnuz", "float8_e8m0fnu", "p3109_p3"):
-        message = f"arithmetic in {name} is not supported"
-        with pytest.raises(ValueError, match=message):
-            fpx.add(1, 2, name)
-        with pytest.raises(ValueError, match=message):
-            fpx.mul(np.ones(2), 2, name)
-        with pytest.raises(ValueError, match=message):
-            fpx.sum(np.ones(2), name)
-        with pytest.raises(ValueError, match=message):
-            fpx.sum(np.ones(2), "float16", accumulate=name)
