@@ -17,7 +17,10 @@ number, *and* is inexact. Formats without infinities follow their own
 conventions: ``float8_e4m3fn`` gives NaN where IEEE formats give infinity (or
 its largest value with ``overflow="saturate"``); FP6 and FP4 have neither
 infinity nor NaN, so an overflow (and ``x/0``) saturates to +-max, and an
-invalid operation raises ``ValueError``.
+invalid operation raises ``ValueError``. The fnuz, P3109 and E8M0 formats have no
+-0 (a zero result is +0), a single NaN, and (fnuz) no infinity, so ``x/0`` is NaN
+there; in unsigned E8M0 a zero or negative result is NaN (see
+:func:`fpexplore.exact.exact_op`).
 
 Examples
 --------
