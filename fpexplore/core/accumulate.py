@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import codes as K
 from ..exact import check_arithmetic_format, to_float
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .exact_sums import exact_dot, exact_sum
 from .pairwise import pairwise_sum
 
@@ -204,7 +204,9 @@ def _accumulate(
     return Accumulation(kind, value, fmt, acc, order, terms.size, absorbed, absorbed_sum, exact_of)
 
 
-def _check(values: Any, fmt: Any, accumulate: Any, order: str) -> tuple[np.ndarray, Format, Format]:
+def _check(
+    values: Any, fmt: FormatLike, accumulate: Any, order: str
+) -> tuple[np.ndarray, Format, Format]:
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}; expected one of {', '.join(ORDERS)}")
     fmt = check_arithmetic_format(fmt)
@@ -214,7 +216,7 @@ def _check(values: Any, fmt: Any, accumulate: Any, order: str) -> tuple[np.ndarr
 
 
 def sum(
-    values: Any, fmt: Any, *, accumulate: Any = None, order: str = "sequential"
+    values: Any, fmt: FormatLike, *, accumulate: FormatLike | None = None, order: str = "sequential"
 ) -> Accumulation:
     """Sum ``values`` in ``fmt``, accumulating in ``accumulate`` (default ``fmt``).
 
@@ -239,7 +241,12 @@ def sum(
 
 
 def dot(
-    a: Any, b: Any, fmt: Any, *, accumulate: Any = None, order: str = "sequential"
+    a: Any,
+    b: Any,
+    fmt: FormatLike,
+    *,
+    accumulate: FormatLike | None = None,
+    order: str = "sequential",
 ) -> Accumulation:
     """The dot product of ``a`` and ``b`` in ``fmt``, accumulated in ``accumulate``.
 

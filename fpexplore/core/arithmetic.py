@@ -44,7 +44,7 @@ import numpy as np
 
 from .. import codes as K
 from ..exact import FLAGS, check_arithmetic_format, check_overflow, check_rounding, exact_op
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .decode import FloatParts, decode, from_bits
 from .operation import SYMBOLS, Operation
 
@@ -92,7 +92,7 @@ def _array_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> 
 def _compute(
     op: str,
     operands: tuple[Any, ...],
-    fmt: Any,
+    fmt: FormatLike,
     rounding: str,
     overflow: str | None,
     rng: Any,
@@ -133,7 +133,7 @@ def _compute(
 
 
 def add(
-    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    a: Any, b: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None,
     rng: Any = None,
 ) -> Any:  # fmt: skip
     """``a + b`` in ``fmt``, rounded once.
@@ -168,7 +168,7 @@ def add(
 
 
 def sub(
-    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    a: Any, b: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None,
     rng: Any = None,
 ) -> Any:  # fmt: skip
     """``a - b`` in ``fmt``, rounded once (see :func:`add`).
@@ -180,7 +180,7 @@ def sub(
 
 
 def mul(
-    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    a: Any, b: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None,
     rng: Any = None,
 ) -> Any:  # fmt: skip
     """``a x b`` in ``fmt``, rounded once (see :func:`add`).
@@ -192,7 +192,7 @@ def mul(
 
 
 def div(
-    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    a: Any, b: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None,
     rng: Any = None,
 ) -> Any:  # fmt: skip
     """``a / b`` in ``fmt``, rounded once (see :func:`add`).
@@ -206,7 +206,7 @@ def div(
 
 
 def sqrt(
-    a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    a: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None,
     rng: Any = None,
 ) -> Any:  # fmt: skip
     """The square root of ``a`` in ``fmt``, rounded once (see :func:`add`).
@@ -220,7 +220,7 @@ def sqrt(
 
 
 def fma(
-    a: Any, b: Any, c: Any, fmt: Any, rounding: str = "nearest_even", *,
+    a: Any, b: Any, c: Any, fmt: FormatLike, rounding: str = "nearest_even", *,
     overflow: str | None = None, rng: Any = None,
 ) -> Any:  # fmt: skip
     """``a x b + c`` in ``fmt`` with one rounding (fused multiply-add; see :func:`add`).
@@ -235,7 +235,7 @@ def fma(
 
 
 def remainder(
-    a: Any, b: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None,
+    a: Any, b: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None,
     rng: Any = None,
 ) -> Any:  # fmt: skip
     """The IEEE 754 remainder ``a - n * b``, ``n`` the integer nearest ``a / b`` (ties
@@ -247,7 +247,9 @@ def remainder(
     return _compute("remainder", (a, b), fmt, rounding, overflow, rng)
 
 
-def neg(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:
+def neg(
+    a: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
+) -> Any:
     """``-a`` in ``fmt``: flips the sign bit (no rounding after it, no flags).
 
     >>> neg(0, "float16").value
@@ -256,7 +258,9 @@ def neg(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | Non
     return _compute("neg", (a,), fmt, rounding, overflow, None)
 
 
-def abs(a: Any, fmt: Any, rounding: str = "nearest_even", *, overflow: str | None = None) -> Any:
+def abs(
+    a: Any, fmt: FormatLike, rounding: str = "nearest_even", *, overflow: str | None = None
+) -> Any:
     """``|a|`` in ``fmt``: clears the sign bit (no rounding after it, no flags).
 
     >>> abs("-2.5", "e4m3").value

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 
 __all__ = ["DelayedScaling", "ScaledTensor", "amax_of", "compute_scale", "scale_per_tensor"]
 
@@ -49,7 +49,7 @@ def amax_of(x: Any) -> float:
 
 
 def compute_scale(
-    amax: float, fmt: Any, *, margin: int = 0, power_of_two: bool = False
+    amax: float, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
 ) -> float:  # fmt: skip
     """The per-tensor scale ``max / amax / 2**margin`` as a float32 value.
 
@@ -103,7 +103,7 @@ class ScaledTensor:
 
 def scale_per_tensor(
     x: Any,
-    fmt: Any,
+    fmt: FormatLike,
     *,
     recipe: str = "current",
     amax_history: Iterable[float] | None = None,
@@ -164,7 +164,7 @@ class DelayedScaling:
     [1.0, 1.0, 4.0, 4.0]
     """
 
-    def __init__(self, fmt: Any, *, history_len: int = 16, margin: int = 0) -> None:
+    def __init__(self, fmt: FormatLike, *, history_len: int = 16, margin: int = 0) -> None:
         if isinstance(history_len, bool) or not isinstance(history_len, int) or history_len < 1:
             raise ValueError(f"history_len must be a positive int, got {history_len!r}")
         self.format = get_format(fmt)

@@ -27,7 +27,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from .parse import ExactReal
 from .rounding import (
     _magnitude_mode,
@@ -164,7 +164,7 @@ def _exact_value(
 def exact_op(
     op: str,
     codes: tuple[int, ...],
-    fmt: Any,
+    fmt: FormatLike,
     rounding: str = "nearest_even",
     overflow: str | None = None,
     rng: Any = None,

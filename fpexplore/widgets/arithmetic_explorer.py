@@ -9,7 +9,7 @@ import ipywidgets as W  # the package's __init__ has already checked it is there
 from ..core import arithmetic
 from ..core.operation import Operation
 from ..core.rounding_explain import MODES
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from ..render.text import ROUNDING_NAMES
 from ._common import Panel
 
@@ -60,7 +60,7 @@ class ArithmeticExplorer(Panel):
         a: Any = "0.1",
         b: Any = "0.2",
         op: str = "add",
-        fmt: Any = "bfloat16",
+        fmt: FormatLike = "bfloat16",
         rounding: str = "nearest_even",
     ) -> None:
         self.format, self.rounding, self.op = get_format(fmt), rounding, op
@@ -116,7 +116,7 @@ class ArithmeticExplorer(Panel):
         """Another operation on the same operands."""
         self._update(self.a, self.b, op, self.format, self.rounding)
 
-    def set_format(self, fmt: Any) -> None:
+    def set_format(self, fmt: FormatLike) -> None:
         """The same operation in another format."""
         self._update(self.a, self.b, self.op, get_format(fmt), self.rounding)
 
