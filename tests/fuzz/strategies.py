@@ -64,9 +64,9 @@ def _numpy_scalars() -> st.SearchStrategy:
     ).flatmap(lambda t: st.integers(0, 2 ** (8 * np.dtype(t).itemsize) - 1).map(
         lambda bits, t=t: np.array(bits, f"u{np.dtype(t).itemsize}").view(t)[()]))  # fmt: skip
     others = st.sampled_from(
-        [lambda: np.timedelta64(3), lambda: np.datetime64("2024-01-01"), lambda: np.str_("1.5"),
-         lambda: np.bytes_(b"2"), lambda: np.void(b"\x01"), lambda: np.bool_(True),
-         lambda: np.complex128(1 + 2j)]
+        [lambda: np.timedelta64(3, "s"), lambda: np.datetime64("2024-01-01"),
+         lambda: np.str_("1.5"), lambda: np.bytes_(b"2"), lambda: np.void(b"\x01"),
+         lambda: np.bool_(True), lambda: np.complex128(1 + 2j)]
     ).map(lambda make: make())  # fmt: skip
     return st.one_of(floats, ints, ml, others)
 
