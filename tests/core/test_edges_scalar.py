@@ -129,7 +129,7 @@ def test_messages_in_our_words(call, match) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [np.timedelta64(5), np.datetime64("2020-01-01"), np.str_("1.5"), np.bytes_(b"1"),
+    [np.timedelta64(5, "s"), np.datetime64("2020-01-01"), np.str_("1.5"), np.bytes_(b"1"),
      np.void(b"1"), np.bool_(True), True],
 )  # fmt: skip
 def test_non_numbers_refused(bad) -> None:
