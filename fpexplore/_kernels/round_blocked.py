@@ -180,6 +180,23 @@ def _round_magnitudes(
     np.bitwise_and(rounded, keep ^ below, out=rounded)
 
 
+def _round_count(quanta: np.ndarray, bits: np.ndarray, mode: str) -> None:
+    """Round a float count of subnormal quanta to a whole number in place, by ``mode``;
+    the directed modes read the sign from the top bit of the inputs ``bits`` (float64's
+    or float32's)."""
+    if mode == "nearest_even":
+        np.rint(quanta, out=quanta)
+        return
+    whole = np.floor(quanta)
+    if mode == "nearest_away":
+        whole += quanta - whole >= 0.5
+    elif mode in ("up", "down"):
+        sign = 1 << (8 * bits.dtype.itemsize - 1)
+        away = bits < sign if mode == "up" else bits >= sign
+        whole += (quanta > whole) & away
+    quanta[...] = whole
+
+
 def _round_small(
     a: np.ndarray,
     bits: np.ndarray,
@@ -211,16 +228,8 @@ def _round_small(
     mode = r.rounding
     if r.magic:
         pass
-    elif mode == "nearest_even":
-        np.rint(quanta, out=quanta)
     else:
-        whole = np.floor(quanta)
-        if mode == "nearest_away":
-            whole += quanta - whole >= 0.5
-        elif mode in ("up", "down"):
-            away = bits < _SIGN if mode == "up" else bits >= _SIGN
-            whole += (quanta > whole) & away
-        quanta[...] = whole
+        _round_count(quanta, bits, mode)
     small = scratch.work[:k]
     if as_codes:  # the count of quanta is the code (2**m: the smallest normal)
         np.copyto(small, quanta, casting="unsafe")

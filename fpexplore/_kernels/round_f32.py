@@ -29,7 +29,7 @@ import numpy as np
 
 from ..formats import Format
 from .dtypes import code_dtype, widen_into
-from .round_blocked import _round_into, _round_magnitudes, _rounder, _Scratch
+from .round_blocked import _round_count, _round_into, _round_magnitudes, _rounder, _Scratch
 
 _MAG32 = 0x7FFF_FFFF
 _SIGNLESS = ("nearest_even", "nearest_away", "toward_zero")  # modes blind to the sign
@@ -199,17 +199,7 @@ def _round_small32(
     quanta = s.quanta[:k]
     np.multiply(a.view(np.float32), np.float32(r.to_quanta[0]), out=quanta)  # exact:
     np.multiply(quanta, np.float32(r.to_quanta[1]), out=quanta)  # (2**133 overflows float32)
-    mode = r.rounding
-    if mode == "nearest_even":
-        np.rint(quanta, out=quanta)
-    else:
-        whole = np.floor(quanta)
-        if mode == "nearest_away":
-            whole += quanta - whole >= 0.5
-        elif mode in ("up", "down"):
-            away = bits < 0x8000_0000 if mode == "up" else bits >= 0x8000_0000
-            whole += (quanta > whole) & away
-        quanta[...] = whole
+    _round_count(quanta, bits, r.rounding)
     small = s.work[:k]
     if as_codes:
         np.copyto(small, quanta, casting="unsafe")
