@@ -79,7 +79,7 @@ def _check(model: Any, keras: Any, layers: list[Any]) -> None:
 
 def _round_weights(variables: list[Any], fmt: str) -> None:
     for variable in variables:
-        stored = round_to(np.asarray(variable.numpy(), dtype=np.float32), fmt)
+        stored = round_to(np.asarray(variable.value, dtype=np.float32), fmt)
         variable.assign(stored.astype(np.float32))
 
 
