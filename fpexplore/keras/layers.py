@@ -206,7 +206,7 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
         def op(a: Any, b: Any) -> Any:
             return keras.ops.einsum(layer.equation, a, b)
 
-    def call(inputs: Any, training: Any = None) -> Any:
+    def dense_call(inputs: Any, training: Any = None) -> Any:
         emulation.training = bool(training)
         try:
             x = emulation.product(op, inputs, layer.kernel, axes)
@@ -218,5 +218,5 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
             x = layer.activation(x)
         return x
 
-    _accept_training(layer, call)
+    _accept_training(layer, dense_call)
     return state

@@ -58,7 +58,9 @@ def _scaled(x: Any, spec: OperandSpec, tensor_amax: Any, key: Any) -> jax.Array:
     """``round(x * s) / s`` with ``s = max / amax`` (float32, at most ``2**127``)."""
     fmax = np.float32(get_format(spec.format).max)
     usable = (tensor_amax > 0) & jnp.isfinite(tensor_amax)
-    scale = jnp.where(usable, jnp.minimum(fmax / jnp.where(usable, tensor_amax, 1), _F32_MAX_POW2), 1)
+    scale = jnp.where(
+        usable, jnp.minimum(fmax / jnp.where(usable, tensor_amax, 1), _F32_MAX_POW2), 1
+    )
     scale = scale.astype(jnp.float32)
     rounded = fpx_jax.round_to(x * scale, spec.format, spec.rounding, key=key, overflow="saturate")
     return rounded / scale

@@ -81,19 +81,22 @@ class FormatOptimizer(keras.optimizers.Optimizer):
         if self.policy.weights is None:
             return list(values)
         stochastic = self.policy.weight_rounding == "stochastic"
-        key = None
-        if stochastic:
-            key = jax.random.fold_in(jax.random.key(self.policy.seed), step)
+        key = jax.random.fold_in(jax.random.key(self.policy.seed), step) if stochastic else None
         stored = []
         for index, (value, rounded) in enumerate(zip(values, self._round, strict=True)):
             if rounded:
-                k = jax.random.fold_in(key, index) if stochastic else None
-                value = fpx_jax.round_to(value, self.policy.weights, self.policy.weight_rounding, key=k)
+                k = None if key is None else jax.random.fold_in(key, index)
+                value = fpx_jax.round_to(
+                    value, self.policy.weights, self.policy.weight_rounding, key=k
+                )
             stored.append(value)
         return stored
 
     def stateless_apply(
-        self, optimizer_variables: Sequence[Any], grads: Sequence[Any], trainable_variables: Sequence[Any]
+        self,
+        optimizer_variables: Sequence[Any],
+        grads: Sequence[Any],
+        trainable_variables: Sequence[Any],
     ) -> tuple[list[Any], list[Any]]:
         """Update the weights (or their masters) with the inner optimizer, then round them."""
         own = len(self._variables)
@@ -116,9 +119,9 @@ class FormatOptimizer(keras.optimizers.Optimizer):
 
     def apply(self, grads: Sequence[Any], trainable_variables: Sequence[Any] | None = None) -> None:
         """The stateful form of :meth:`stateless_apply`."""
-        if not self.built:
-            self.build(trainable_variables)
         variables = list(trainable_variables or self._trainable_variables)
+        if not self.built:
+            self.build(variables)
         new_values, new_state = self.stateless_apply(
             [v.value for v in self.variables], grads, [v.value for v in variables]
         )

@@ -219,4 +219,6 @@ def test_save_keeps_weights_not_the_emulation(keras, mlp, data, tmp_path):
     model.save_weights(tmp_path / "w.weights.h5")
     fresh = emulate(mlp(), "fp8")
     fresh.load_weights(tmp_path / "w.weights.h5")
-    np.testing.assert_array_equal(_np(fresh.get_layer("out").kernel), _np(model.get_layer("out").kernel))
+    np.testing.assert_array_equal(
+        _np(fresh.get_layer("out").kernel), _np(model.get_layer("out").kernel)
+    )

@@ -10,7 +10,6 @@ import fpexplore as fpx
 from fpexplore.keras import PRESETS, FormatPolicy, emulate
 
 
-
 def _np(variable):
     """A variable's value as a numpy array (a copy)."""
     return np.array(variable.value)
