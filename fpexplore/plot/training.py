@@ -51,7 +51,9 @@ def plot_learning_curves(
         values = np.asarray(history[metric], dtype=float)
         epochs = np.arange(1, values.size + 1)
         style = STYLES[(index // 8) % len(STYLES)]
-        ax.plot(epochs, values, style, color=format_color(index), lw=2, marker="o", ms=3, label=name)
+        ax.plot(
+            epochs, values, style, color=format_color(index), lw=2, marker="o", ms=3, label=name
+        )
     label_axes(ax, title or f"{metric} after each epoch", "epoch", metric)
     ax.legend(fontsize=TEXT_SIZE - 2, ncol=2 if len(histories) > 4 else 1)
     return ax
