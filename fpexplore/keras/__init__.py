@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .policy import SCALINGS, FormatPolicy, OperandSpec
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["PRESETS", "SCALINGS", "EmulationReport", "FormatPolicy", "OperandSpec", "emulate"]
 
 
-def emulate(model: Any, policy: FormatPolicy | str) -> Any:
+def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = ()) -> Any:
     """Make ``model`` predict and train under ``policy``; returns the same model.
 
     Parameters
@@ -42,6 +43,9 @@ def emulate(model: Any, policy: FormatPolicy | str) -> Any:
         of float32 layers (the default dtype policy), on Keras' JAX backend.
     policy : FormatPolicy or str
         A policy, or the name of one of :data:`PRESETS`.
+    exclude : names of layers
+        Layers to leave in float32, as ``dtype="float32"`` opts one layer out of
+        Keras' mixed precision (the weights format still applies to their weights).
 
     Returns
     -------
@@ -62,7 +66,7 @@ def emulate(model: Any, policy: FormatPolicy | str) -> Any:
     """
     from .model import emulate_model
 
-    return emulate_model(model, get_policy(policy))
+    return emulate_model(model, get_policy(policy), exclude=tuple(exclude))
 
 
 def __getattr__(name: str) -> Any:

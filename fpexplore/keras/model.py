@@ -120,7 +120,7 @@ def _wrap_summary(model: Any) -> None:
     object.__setattr__(model, "summary", summary)
 
 
-def emulate_model(model: Any, policy: FormatPolicy) -> Any:
+def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] = ()) -> Any:
     """The body of :func:`fpexplore.keras.emulate` (``policy`` already resolved)."""
     keras = _keras()
     from .layers import FormatState, emulate_layer, kind_of
@@ -132,13 +132,16 @@ def emulate_model(model: Any, policy: FormatPolicy) -> Any:
         if not isinstance(layer, FormatState | keras.layers.InputLayer)
     ]
     _check(model, keras, layers)
+    unknown = sorted(set(exclude) - {layer.name for layer in layers})
+    if unknown:
+        raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
     weights = [v for v in model.trainable_variables if not v.overwrite_with_gradient]
     if policy.weights is not None:
         _round_weights(weights, policy.weights)
     rounds = policy.forward_spec is not None or policy.backward_spec is not None
     rows = []
     for index, layer in enumerate(layers):
-        emulated = rounds and kind_of(layer) is not None
+        emulated = rounds and kind_of(layer) is not None and layer.name not in exclude
         if emulated:
             emulate_layer(layer, policy, seed=policy.seed * 7919 + index)
         rows.append((layer.name, type(layer).__name__, emulated))

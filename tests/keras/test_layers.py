@@ -166,6 +166,18 @@ def test_other_layers_are_listed_as_float32(keras):
     assert "<table>" in report._repr_html_()
 
 
+def test_excluded_layers_run_in_float32(keras, mlp):
+    model = emulate(mlp(), "fp8", exclude=["out"])
+    assert model.fpexplore_report.emulated == ("hidden",)
+    assert model.fpexplore_report.float32 == ("dropout", "out")
+    x = np.random.default_rng(7).standard_normal((4, 16)).astype(np.float32)
+    out = model.get_layer("out")
+    expected = keras.activations.softmax(keras.ops.matmul(x, out.kernel) + out.bias)
+    np.testing.assert_allclose(np.asarray(out(x)), np.asarray(expected), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"has no layers named \['nope'\]"):
+        emulate(mlp(), "fp8", exclude=["nope"])
+
+
 def test_float32_policy_emulates_nothing(keras, mlp):
     model = emulate(mlp(), "float32")
     assert model.fpexplore_report.emulated == ()

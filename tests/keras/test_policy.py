@@ -148,3 +148,13 @@ def test_import_fpexplore_imports_neither_jax_nor_keras():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_doctests():
+    import doctest
+
+    import fpexplore.keras
+    from fpexplore.keras import policy, presets, report, specs
+
+    for module in (policy, specs, presets, report, fpexplore.keras):
+        assert doctest.testmod(module).failed == 0, module.__name__
