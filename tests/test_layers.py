@@ -3,7 +3,8 @@
 From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding),
 ``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``core``
 (decode, round, measure, count), ``render`` (text, HTML, tables), the package root
-(the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``, ``keras``.
+(the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``, ``jax``,
+``keras`` (which may use ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -29,6 +30,7 @@ LAYERS = {
     "widgets": 7,
     "mixed": 7,
     "cli": 7,
+    "jax": 7,
     "keras": 7,
 }
 

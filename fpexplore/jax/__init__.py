@@ -1,0 +1,18 @@
+"""Rounding, scaling and block quantization of JAX arrays, inside ``jit``.
+
+Needs JAX (the ``keras`` extra: ``pip install -e ".[keras]"`` from a clone).
+"""
+
+from __future__ import annotations
+
+try:
+    import jax as _jax  # noqa: F401
+except ImportError as error:  # pragma: no cover - exercised without JAX
+    raise ImportError(
+        'fpexplore.jax needs JAX: pip install -e ".[keras]" from a clone of fpexplore '
+        "(it is not on PyPI), or pip install jax"
+    ) from error
+
+from .rounding import round_ste, round_to
+
+__all__ = ["round_ste", "round_to"]
