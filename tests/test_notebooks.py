@@ -2,7 +2,7 @@
 cites every claim of the source text, and links back to the index and on to the Keras demo.
 
 Running the notebooks needs the notebook extras (``pip install "fpexplore[notebooks]"``);
-the Keras notebook (06) and its solutions also need Keras and are skipped without it.
+the Keras notebooks (06 and 08) and their solutions also need Keras and are skipped without it.
 Run only these tests with ``pytest -m notebooks``.
 """
 
@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 CLAIMS = range(1, 17)
-KERAS_PREFIX = "06-"
+KERAS_PREFIXES = ("06-", "08-")  # notebooks that need Keras (and their solutions)
 INDEX = "00-index.ipynb"
 KERAS_DEMO = "06-mixed-precision-keras.ipynb"
 CELL_TIMEOUT_S = 600
@@ -78,7 +78,7 @@ def test_the_course_is_there():
 @pytest.mark.parametrize("path", [_param(p) for p in _course()])
 def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
     """Execute the notebook in a fresh python3 kernel, in its own folder."""
-    if path.name.startswith(KERAS_PREFIX):
+    if path.name.startswith(KERAS_PREFIXES):
         # The notebook picks its own backend (JAX); import Keras the same way to check it.
         monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "jax"))
         pytest.importorskip("keras")
