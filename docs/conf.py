@@ -73,15 +73,19 @@ napoleon_use_rtype = False
 napoleon_use_ivar = True  # "Attributes" sections as fields: properties are documented once
 
 # --- the course: executed at every build -----------------------------------------------------
-# Notebook 06 needs Keras and a backend ("fpexplore[keras]", Python 3.11+). Without them it is
-# shown unexecuted, under a warning box that says why (fpx_docs.py adds the box).
-KERAS_NOTEBOOK = "course/06-mixed-precision-keras"
+# Notebooks 06 and 08 need Keras and a backend ("fpexplore[keras]", Python 3.11+). Without them
+# they are shown unexecuted, under a warning box that says why (fpx_docs.py adds the box).
+fpx_keras_docs = [
+    "course/06-mixed-precision-keras",
+    "course/08-train-in-any-format",
+    "course/solutions/08-solutions",
+]
 HAVE_KERAS = all(importlib.util.find_spec(name) for name in ("keras", "jax"))
 nb_execution_mode = "force"
 nb_execution_timeout = 600  # seconds per cell
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
-nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{KERAS_NOTEBOOK}.ipynb"]
+nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{doc}.ipynb" for doc in fpx_keras_docs]
 nb_merge_streams = True
 # No widget manager from a CDN: fpx_docs.py replaces each widget by a static snapshot.
 nb_ipywidgets_js = {}

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
-import keras
 
+from ._backend import keras
 from .operands import amax, backward_rounded, forward_operand, push_amax
 from .policy import FormatPolicy, OperandSpec
 

@@ -14,8 +14,6 @@ How a model changes, in place:
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 import numpy as np
@@ -25,25 +23,6 @@ from .policy import FormatPolicy
 from .presets import PRESETS
 
 __all__ = ["emulate_model"]
-
-_NEEDS = 'fpexplore.keras needs Keras 3 and JAX: pip install -e ".[keras]" (from a clone)'
-
-
-def _keras() -> Any:
-    """Keras on the JAX backend (chosen here if Keras is not imported yet), or an error."""
-    if "keras" not in sys.modules:
-        os.environ.setdefault("KERAS_BACKEND", "jax")
-    try:
-        import keras
-    except ImportError as error:
-        raise ImportError(f"{_NEEDS} ({error})") from None
-    backend = keras.backend.backend()
-    if backend != "jax":
-        raise ValueError(
-            f"fpexplore.keras emulates formats on Keras' JAX backend, but this Keras runs on "
-            f"{backend!r}: set KERAS_BACKEND=jax before the first `import keras`"
-        )
-    return keras
 
 
 def _check(model: Any, keras: Any, layers: list[Any]) -> None:
@@ -122,7 +101,9 @@ def _wrap_summary(model: Any) -> None:
 
 def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] = ()) -> Any:
     """The body of :func:`fpexplore.keras.emulate` (``policy`` already resolved)."""
-    keras = _keras()
+    from ._backend import require_jax
+
+    keras = require_jax()
     from .layers import FormatState, emulate_layer, kind_of
     from .report import EmulationReport
 

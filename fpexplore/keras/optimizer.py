@@ -23,9 +23,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import keras
 
 from .. import jax as fpx_jax
+from ._backend import keras
 from .policy import FormatPolicy
 
 __all__ = ["FormatOptimizer"]

@@ -1,22 +1,22 @@
 """Named format policies: the training recipes a course compares.
 
-==============================  ==========================================================
-``float32``                     nothing rounded: the baseline
-``mixed_float16``               float16 operands and gradients, dynamic loss scaling,
-                                float32 weights (Keras' ``mixed_float16``, claims 13-14)
-``bfloat16``                    bfloat16 operands, gradients and weights, behind float32
-                                master weights that the optimizer updates
-``bfloat16_weights``            the same with the weights *stored* in bfloat16, rounded to
-                                nearest after each step, and no master copy
-``bfloat16_weights_stochastic`` the same, the weights rounded stochastically
-``fp8``                         E4M3 operands, E5M2 gradients, delayed scaling (amax history)
-``mxfp8``                       OCP MXFP8: E4M3 operands, E5M2 gradients, a power-of-two
-                                scale per 32 values along the summed axis
-``mxfp4``                       OCP MXFP4 operands and gradients, gradients rounded
-                                stochastically
-``nvfp4``                       NVIDIA's NVFP4 (16-value blocks, E4M3 block scales and a
-                                float32 tensor scale), gradients rounded stochastically
-==============================  ==========================================================
+=================================  ==========================================================
+``float32``                        nothing rounded: the baseline
+``mixed_float16``                  float16 operands and gradients, dynamic loss scaling,
+                                   float32 weights (Keras' ``mixed_float16``, claims 13-14)
+``bfloat16``                       bfloat16 operands, gradients and weights, behind float32
+                                   master weights that the optimizer updates
+``bfloat16_weights``               the same with the weights *stored* in bfloat16, rounded to
+                                   nearest after each step, and no master copy
+``bfloat16_weights_stochastic``    the same, the weights rounded stochastically
+``fp8``                            E4M3 operands, E5M2 gradients, delayed scaling (amax history)
+``mxfp8``                          OCP MXFP8: E4M3 operands, E5M2 gradients, a power-of-two
+                                   scale per 32 values along the summed axis
+``mxfp4``                          OCP MXFP4 operands and gradients, gradients rounded
+                                   stochastically
+``nvfp4``                          NVIDIA's NVFP4 (16-value blocks, E4M3 block scales and a
+                                   float32 tensor scale), gradients rounded stochastically
+=================================  ==========================================================
 
 Examples
 --------
