@@ -13,6 +13,7 @@ except ImportError as error:  # pragma: no cover - exercised without JAX
         "(it is not on PyPI), or pip install jax"
     ) from error
 
+from .blocks import quantize_blocks
 from .rounding import round_ste, round_to
 
-__all__ = ["round_ste", "round_to"]
+__all__ = ["quantize_blocks", "round_ste", "round_to"]
