@@ -13,6 +13,17 @@ except ImportError as error:  # pragma: no cover - exercised without JAX
         "(it is not on PyPI), or pip install jax"
     ) from error
 
+from .blocks import quantize_blocks
 from .rounding import round_ste, round_to
+from .scaling import ScaledTensor, amax_of, compute_scale, record_amax, scale_per_tensor
 
-__all__ = ["round_ste", "round_to"]
+__all__ = [
+    "ScaledTensor",
+    "amax_of",
+    "compute_scale",
+    "quantize_blocks",
+    "record_amax",
+    "round_ste",
+    "round_to",
+    "scale_per_tensor",
+]

@@ -8,9 +8,9 @@ The bias is the mode (half minus one plus the kept part's parity for ties to eve
 half for ties away, all ones on the side away from zero for the directed modes);
 stochastic rounding compares the cut fraction with random bits instead. A carry
 into the next binade needs no care: ``n * 2**qe`` is the right value either way.
-:func:`round_bits` then applies the format's rules, one function per concern:
+:func:`round_normalized` then applies the format's rules, one function per concern:
 overflow (:func:`_overflow`), zero and E8M0's missing zero (:func:`_zeros`),
-infinite inputs and NaNs (:func:`_specials`).
+and :func:`round_bits`, for float32 inputs, their infinities and NaNs (:func:`specials`).
 
 Examples
 --------
@@ -141,14 +141,21 @@ def round_bits(u: Any, spec: Spec, rounding: str, random: Any = None) -> Any:
     a = u & u32(MAGNITUDE)
     negative = (u & u32(SIGN)) != 0
     sig, e = decompose(jnp.minimum(a, u32(INF - 1)))  # inf and NaN: replaced below
+    result = round_normalized(sig, e, negative, spec, rounding, random)
+    return specials(result, u, a, negative, spec)
+
+
+def round_normalized(
+    sig: Any, e: Any, negative: Any, spec: Spec, rounding: str, random: Any = None
+) -> Any:  # fmt: skip
+    """Round finite normalized values (``sig * 2**(e - 30)``, any exponent) with signs
+    ``negative`` into the format: float32 bits, overflow and zeros by its rules."""
     n, qe = round_count(
         sig, e, negative, mantissa_bits=spec.mantissa_bits, emin=spec.emin,
         rounding=rounding, random=random, parity_bias=spec.parity_bias,
     )  # fmt: skip
-    magnitude = compose(n, qe)
-    result = _overflow(magnitude, negative, spec, rounding)
-    result = _zeros(result, a, negative, spec, rounding)
-    return _specials(result, u, a, negative, spec)
+    result = _overflow(compose(n, qe), negative, spec, rounding)
+    return _zeros(result, sig == 0, negative, spec, rounding)
 
 
 def _signed(magnitude: Any, negative: Any) -> Any:
@@ -193,7 +200,7 @@ def _overflow(magnitude: Any, negative: Any, spec: Spec, rounding: str) -> Any:
     return jnp.where(over, big, _signed(magnitude, negative))
 
 
-def _zeros(result: Any, a: Any, negative: Any, spec: Spec, rounding: str) -> Any:
+def _zeros(result: Any, zero: Any, negative: Any, spec: Spec, rounding: str) -> Any:
     """Zero without a sign (fnuz, P3109), and the formats without zero or negatives
     (E8M0): a zero or negative input is NaN; a positive one below the smallest value
     rounds to it, or to NaN toward zero."""
@@ -205,13 +212,13 @@ def _zeros(result: Any, a: Any, negative: Any, spec: Spec, rounding: str) -> Any
     if not spec.has_zero:
         below = (result & u32(MAGNITUDE)) == 0
         lifted = jnp.where(toward_zero(rounding, negative), nan, u32(spec.smallest_bits))
-        result = jnp.where(below, jnp.where(a == 0, nan, lifted), result)
+        result = jnp.where(below, jnp.where(zero, nan, lifted), result)
     if not spec.is_signed:
-        result = jnp.where(negative & (a != 0), nan, result)
+        result = jnp.where(negative & ~zero, nan, result)
     return result
 
 
-def _specials(result: Any, u: Any, a: Any, negative: Any, spec: Spec) -> Any:
+def specials(result: Any, u: Any, a: Any, negative: Any, spec: Spec) -> Any:
     """Infinite inputs (inf, NaN or max by the format) and NaN inputs."""
     infinite = _big(spec.infinite_to, negative, spec)
     if not spec.is_signed:

@@ -21,6 +21,23 @@ FORMATS = [name for name in fpx.FORMATS if name != "float64"] + [
 ]
 
 
+def eager_round(x: np.ndarray, name: str, mode: str, overflow: str | None = None) -> np.ndarray:
+    """fpexplore.jax.round_to op by op (``disable_jit``: the same integer operations,
+    with no compilation per format and mode), on ``x`` padded to a size shared by many
+    calls, so that each operation compiles once for all of them; a numpy array."""
+    import jax
+    import jax.numpy as jnp
+
+    import fpexplore.jax as fjax
+
+    size = max(2**16, 1 << (x.size - 1).bit_length())
+    padded = np.zeros(size, x.dtype)
+    padded[: x.size] = x
+    with jax.disable_jit():
+        got = fjax.round_to(jnp.asarray(padded), name, mode, overflow=overflow)
+    return np.asarray(got)[: x.size]
+
+
 def float32_bits(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
 

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-import fpexplore.jax  # noqa: E402
+import fpexplore.jax
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(fpexplore.jax.__path__, "fpexplore.jax."))
 

@@ -13,7 +13,15 @@ import pytest
 import fpexplore as fpx
 from fpexplore import codes as K
 
-from .common import FORMATS, MODES, assert_bits_equal, expected_bits, float32_bits, random_float32
+from .common import (
+    FORMATS,
+    MODES,
+    assert_bits_equal,
+    eager_round,
+    expected_bits,
+    float32_bits,
+    random_float32,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -52,18 +60,6 @@ def _inputs(name: str) -> np.ndarray:
     return x if fpx.get_format(name).has_nan else x[~np.isnan(x)]
 
 
-def eager_round(x: np.ndarray, name: str, mode: str, overflow: str | None) -> np.ndarray:
-    """round_to op by op (``disable_jit``: the same integer operations, no compilation
-    per format and mode), on ``x`` padded to a size shared by many calls, so that each
-    operation compiles once for all of them."""
-    size = max(2**19, 1 << (x.size - 1).bit_length())
-    padded = np.zeros(size, np.float32)
-    padded[: x.size] = x
-    with jax.disable_jit():
-        got = fjax.round_to(jnp.asarray(padded), name, mode, overflow=overflow)
-    return float32_bits(np.asarray(got)[: x.size])
-
-
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=pytest.mark.slow) if n == "tf32" else n for n in FORMATS]
 )  # TF32's 2**18 midpoints take about 10 s
@@ -72,7 +68,7 @@ def test_every_16_bit_code_and_every_midpoint(name: str) -> None:
     x = _inputs(name)
     for mode in MODES:
         for overflow in (None, "saturate"):
-            got = eager_round(x, name, mode, overflow)
+            got = float32_bits(eager_round(x, name, mode, overflow))
             assert_bits_equal(got, expected_bits(x, name, mode, overflow), x,
                               (name, mode, overflow))  # fmt: skip
 
@@ -95,7 +91,7 @@ def test_random_float32_every_mode(name: str) -> None:
         x = x[~np.isnan(x)]
     for mode in MODES:
         for overflow in (None, "saturate"):
-            got = eager_round(x, name, mode, overflow)
+            got = float32_bits(eager_round(x, name, mode, overflow))
             assert_bits_equal(got, expected_bits(x, name, mode, overflow), x,
                               (name, mode, overflow))  # fmt: skip
 
