@@ -19,8 +19,9 @@ from typing import Any
 
 import jax
 
+from .. import jax as fpx_jax
 from ._backend import keras
-from .operands import amax, backward_rounded, forward_operand, push_amax
+from .operands import backward_rounded, forward_operand
 from .policy import FormatPolicy, OperandSpec
 
 __all__ = ["EMULATED", "FormatState", "emulate_layer", "kind_of"]
@@ -110,7 +111,7 @@ class _Emulation:
         if variable is not None:
             history = keras.ops.convert_to_tensor(variable)
             if self.training:
-                variable.assign(push_amax(history, amax(x)))
+                variable.assign(fpx_jax.record_amax(history, x))
         return forward_operand(x, spec, axis=axis, key=key, history=history)
 
     def product(

@@ -6,7 +6,9 @@ How a value travels through an emulated layer (``fpexplore.jax`` does every roun
   :class:`~fpexplore.keras.OperandSpec` says and rounded into the format:
   ``"none"`` rounds ``x`` itself; ``"per_tensor"`` scales it by ``max / amax(x)``;
   ``"delayed"`` by ``max / max(amax history)`` (its own amax while the history is
-  empty); a block format quantizes blocks along the summed axis. The gradient
+  empty); a block format quantizes blocks along the summed axis
+  (``fpexplore.jax.scale_per_tensor`` and ``quantize_blocks``: each product and
+  quotient exact before its one rounding). The gradient
   passes the rounding unchanged (straight through), as in FP8 training;
 * the layer's output ``y = x @ w`` (summed in float32) is left as it is, and on the
   way back its gradient ``dY`` is rounded the same way into the backward format
@@ -27,43 +29,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import get_format
 from .. import jax as fpx_jax
 from .policy import OperandSpec
 
-__all__ = ["amax", "backward_rounded", "delayed_amax", "forward_operand", "push_amax", "quantize"]
-
-_F32_MAX_POW2 = np.float32(2.0**127)
+__all__ = ["backward_rounded", "delayed_history", "forward_operand", "quantize"]
 
 
-def amax(x: Any) -> jax.Array:
-    """The largest finite magnitude of ``x`` as a float32 scalar (0 if none)."""
-    a = jnp.abs(jax.lax.stop_gradient(x)).astype(jnp.float32)
-    return jnp.max(jnp.where(jnp.isfinite(a), a, 0.0), initial=0.0)
-
-
-def delayed_amax(history: Any, current: Any) -> jax.Array:
-    """The amax delayed scaling uses: the largest of ``history``, or ``current`` while
+def delayed_history(history: Any, x: Any) -> jax.Array:
+    """The history delayed scaling reads: ``history``, or the amax of ``x`` alone while
     the history holds nothing yet (all zeros), as ``fpexplore.DelayedScaling`` does."""
-    past = jnp.max(history)
-    return jnp.where(past > 0, past, current)
-
-
-def push_amax(history: Any, current: Any) -> jax.Array:
-    """``history`` with its oldest entry dropped and ``current`` appended."""
-    return jnp.concatenate([history[1:], jnp.reshape(current, (1,)).astype(history.dtype)])
-
-
-def _scaled(x: Any, spec: OperandSpec, tensor_amax: Any, key: Any) -> jax.Array:
-    """``round(x * s) / s`` with ``s = max / amax`` (float32, at most ``2**127``)."""
-    fmax = np.float32(get_format(spec.format).max)
-    usable = (tensor_amax > 0) & jnp.isfinite(tensor_amax)
-    scale = jnp.where(
-        usable, jnp.minimum(fmax / jnp.where(usable, tensor_amax, 1), _F32_MAX_POW2), 1
-    )
-    scale = scale.astype(jnp.float32)
-    rounded = fpx_jax.round_to(x * scale, spec.format, spec.rounding, key=key, overflow="saturate")
-    return rounded / scale
+    return jnp.where(jnp.max(history) > 0, history, fpx_jax.amax_of(x)[None])
 
 
 def quantize(
@@ -79,12 +54,16 @@ def quantize(
         return fpx_jax.quantize_blocks(x, spec.scaling, axis=axis, rounding=spec.rounding, key=key)
     if spec.scaling == "none":
         return fpx_jax.round_to(x, spec.format, spec.rounding, key=key)
-    current = amax(x)
     if spec.scaling == "delayed":
         if history is None:
             raise ValueError("delayed scaling needs an amax history")
-        current = delayed_amax(history, current)
-    return _scaled(x, spec, current, key)
+        scaled = fpx_jax.scale_per_tensor(
+            x, spec.format, recipe="delayed", amax_history=delayed_history(history, x),
+            rounding=spec.rounding, key=key,
+        )  # fmt: skip
+    else:
+        scaled = fpx_jax.scale_per_tensor(x, spec.format, rounding=spec.rounding, key=key)
+    return scaled.values
 
 
 @jax.custom_vjp
@@ -129,7 +108,7 @@ def _backward_fwd(spec: OperandSpec, y: Any, history: Any, key: Any) -> tuple[An
 def _backward_bwd(spec: OperandSpec, residuals: Any, g: Any) -> tuple[Any, Any, Any]:
     history, key = residuals
     rounded = quantize(g, spec, axis=-1, key=key, history=history)
-    new_history = None if history is None else push_amax(history, amax(g))
+    new_history = None if history is None else fpx_jax.record_amax(history, g)
     return rounded, new_history, _no_cotangent(key)
 
 

@@ -226,11 +226,37 @@ def test_save_keeps_weights_not_the_emulation(keras, mlp, data, tmp_path):
     assert len(loaded.trainable_variables) == 4  # no amax histories came back
     assert type(loaded.optimizer).__name__ == "Adam"
     again = emulate(keras.saving.load_model(path, compile=False), "fp8")
-    again.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
-    again.fit(*data, epochs=1, batch_size=32, verbose=0)
+    assert again.fpexplore_report.emulated == ("hidden", "out")
+    assert np.isfinite(np.asarray(again(data[0][:4]))).all()
+    history = again.get_layer("hidden")._fpexplore_state.inputs_amax_history
+    assert np.all(_np(history) == 0)  # the amax histories start again
     model.save_weights(tmp_path / "w.weights.h5")
     fresh = emulate(mlp(), "fp8")
     fresh.load_weights(tmp_path / "w.weights.h5")
     np.testing.assert_array_equal(
         _np(fresh.get_layer("out").kernel), _np(model.get_layer("out").kernel)
     )
+
+
+def test_operands_are_scaled_as_fpexplore_scales_them():
+    """The wiring of the scalings: each operand as fpexplore.scale_per_tensor gives it."""
+    import jax.numpy as jnp
+
+    from fpexplore.keras.operands import quantize
+    from fpexplore.keras.specs import OperandSpec
+
+    x = np.random.default_rng(8).standard_normal((16, 32)).astype(np.float32) * 1e-3
+    current = OperandSpec("float8_e4m3fn", "per_tensor", "nearest_even")
+    expected = fpx.scale_per_tensor(x, "e4m3").values.astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(quantize(jnp.asarray(x), current)), expected)
+    delayed = OperandSpec("float8_e4m3fn", "delayed", "nearest_even")
+    empty = jnp.zeros(4)  # the first step: the tensor's own amax
+    np.testing.assert_array_equal(np.asarray(quantize(x, delayed, history=empty)), expected)
+    history = np.array([0.0, 2e-3, 0.0, 5e-4], np.float32)
+    expected = fpx.scale_per_tensor(x, "e4m3", recipe="delayed", amax_history=list(history)).values
+    np.testing.assert_array_equal(
+        np.asarray(quantize(x, delayed, history=jnp.asarray(history))), expected.astype(np.float32)
+    )
+    block = OperandSpec("float4_e2m1fn", "nvfp4", "nearest_even")
+    expected = fpx.quantize_blocks(x, "nvfp4", axis=0).values.astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(quantize(x, block, axis=0)), expected)
