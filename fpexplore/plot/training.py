@@ -84,7 +84,7 @@ def plot_update_sizes(
     >>> w = np.array([1.0, 1.0, 1.0, 1.0, 0.5])
     >>> ax = plot_update_sizes(w, np.array([1e-4, 1e-2, -2e-3, 3e-3, 0.0]), "bfloat16")
     >>> ax.get_title()  # 1e-4 and 3e-3 vanish, 1e-2 up and 2e-3 down do not
-    '2 of 4 updates vanish in bfloat16 (rounded to nearest)'
+    '2 of 4 updates vanish in bfloat16'
     """
     ax = new_axes(ax)
     w = np.asarray(weights, dtype=np.float32).ravel()
@@ -95,12 +95,12 @@ def plot_update_sizes(
     logs = np.log2(update_ratios(w, u, fmt))
     lo, hi = (np.floor(logs.min()), np.ceil(logs.max())) if logs.size else (-1.0, 1.0)
     bins = np.arange(lo, max(hi, lo + 1) + 0.5, 0.5)
-    ax.hist(logs[logs < 0], bins=bins, color=LOST, alpha=0.8, label="below half a spacing")
+    ax.hist(logs[logs < 0], bins=bins, color=LOST, alpha=0.8, label="below half a spacing: lost to nearest")
     ax.hist(logs[logs >= 0], bins=bins, color=format_color(0), alpha=0.8, label="half or more")
     ax.axvline(0, color="0.2", ls="--", lw=1.5)
     label_axes(
         ax,
-        f"{vanished} of {int(moving.sum())} updates vanish in {fmt} (rounded to nearest)",
+        f"{vanished} of {int(moving.sum())} updates vanish in {fmt}",
         f"log2(|update| / (half a {fmt} spacing at the weight))",
         "weights",
     )

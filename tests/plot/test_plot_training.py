@@ -42,7 +42,7 @@ def test_update_sizes_counts_exactly_the_updates_rounding_to_nearest_loses():
     ax = training.plot_update_sizes(w, u, "bfloat16")
     lost = int(np.count_nonzero(fpx.round_to(w + u, "bfloat16") == w))
     assert 0 < lost < 5000
-    assert ax.get_title() == f"{lost} of 5000 updates vanish in bfloat16 (rounded to nearest)"
+    assert ax.get_title() == f"{lost} of 5000 updates vanish in bfloat16"
     ratios = training.update_ratios(w, u, "bfloat16")
     # below half a spacing (above the weight) is necessary for an update to be lost
     assert lost >= np.count_nonzero(ratios < 0.5) and lost <= np.count_nonzero(ratios <= 1)
