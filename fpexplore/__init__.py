@@ -43,6 +43,7 @@ from .core.report import TensorReport, tensor_report
 from .core.scaling import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, FormatLike, format_names, get_format
+from .io import open_checkpoint
 from .render.comparison import compare, format_table
 
 __version__ = "0.1.0"
@@ -95,6 +96,7 @@ __all__ = [
     "neg",
     "next_down",
     "next_up",
+    "open_checkpoint",
     "quantize_blocks",
     "remainder",
     "representation_error",

@@ -1,7 +1,8 @@
 """The package's folders are its layers, and imports run downward only.
 
 From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding),
-``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``core``
+``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io``
+(checkpoint readers, which need none of these), ``core``
 (decode, round, measure, count), ``render`` (text, HTML, tables), the package root
 (the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``.
 A module imports from its own layer or below. The only upward imports are the
@@ -22,6 +23,7 @@ LAYERS = {
     "exact": 1,
     "_kernels": 2,
     "codes": 3,
+    "io": 3.5,  # checkpoint readers: numpy and the file libraries only; the reports import them
     "core": 4,
     "render": 5,
     "": 6,  # the package root: fpexplore/__init__.py and __main__.py
