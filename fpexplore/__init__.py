@@ -35,6 +35,7 @@ from .core.blocks import (
     quantize_blocks,
 )
 from .core.census import Census, float_census
+from .core.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
 from .core.decode import FloatParts, decode, from_bits
 from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
@@ -59,6 +60,8 @@ __all__ = [
     "BinadeTable",
     "BlockFormat",
     "Census",
+    "CheckpointReport",
+    "CheckpointSummary",
     "DelayedScaling",
     "FloatParts",
     "Format",
@@ -73,6 +76,7 @@ __all__ = [
     "abs",
     "add",
     "binade_table",
+    "checkpoint_report",
     "compare",
     "compute_scale",
     "count_between",
