@@ -144,7 +144,8 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     out.signal.parts.append(S.ScaledSum.of(x, amax, w.y[:m]))
     context = (x, a, den, zeros, rows, padded)
     for row, rounder, scale in zip(plan.rows, plan.rounders, plan.scales, strict=True):
-        out.rows.append(_row_stats(row, rounder, scale, plan, context, w))
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
+            out.rows.append(_row_stats(row, rounder, scale, plan, context, w))
     return out
 
 
@@ -170,7 +171,7 @@ def _row_stats(
     elif row.scaling == "per_tensor":
         assert scale is not None and row.fmt is not None
         ref = w.y[:m]
-        np.multiply(x, scale, out=ref)
+        np.multiply(x, scale, out=ref)  # (may overflow: a float32 scale rounded up)
         if rounder is not None:
             stats.clipped = round_nearest(ref, rounder, q, w.nearest)
             if not plan.exact_product:
