@@ -350,3 +350,17 @@ def test_progress_on_a_terminal(monkeypatch, capsys) -> None:
     bar.close()
     assert type(bar).__name__ == "tqdm"
     assert type(progress_bar(10, "report", False)).__name__ == "_Silent"
+
+
+def test_from_npy_chunks_by_bytes(tmp_path) -> None:
+    pytest.importorskip("dask.array")
+    from fpexplore.core.lazy import from_npy
+
+    x = np.arange(2 * 20, dtype=np.float64).reshape(2, 20)
+    np.save(tmp_path / "a.npy", x)
+    lazy = from_npy(str(tmp_path / "a.npy"), chunk_bytes=64)  # a row (160 bytes) is cut too
+    assert max(c for dim in lazy.chunks for c in dim) * 8 <= 64 or lazy.chunks[0] == (1, 1)
+    assert all(c * 8 <= 64 for c in lazy.chunks[1])
+    assert np.array_equal(lazy.compute(), x)
+    wide = from_npy(str(tmp_path / "a.npy"), chunk_bytes=1 << 20)
+    assert wide.chunks == ((2,), (20,))
