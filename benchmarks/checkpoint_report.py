@@ -100,8 +100,13 @@ def speed(n: int, directory: pathlib.Path, repeat: int, targets: Table) -> None:
     base = statistics.median(r["seconds"] for r in runs["numpy"])
     for name, rs in runs.items():
         t = statistics.median(r["seconds"] for r in rs)
-        table.add(name if name != "numpy" else "numpy pass: np.abs(x).max()", fmt_time(t),
-                  fmt_rate(values / t), f"{t / base:.1f}", fmt_bytes(max(r["rss"] for r in rs)))
+        table.add(
+            name if name != "numpy" else "numpy pass: np.abs(x).max()",
+            fmt_time(t),
+            fmt_rate(values / t),
+            f"{t / base:.1f}",
+            fmt_bytes(max(r["rss"] for r in rs)),
+        )
         if name != "numpy":
             targets.add(f"{name} of {values:.0e} values within 10x of the numpy pass",
                         f"{t / base:.1f}x", "yes" if t / base <= 10 else "NO")  # fmt: skip
@@ -118,9 +123,12 @@ def memory(n: int, directory: pathlib.Path, targets: Table) -> None:
     finally:
         npy.unlink()
     values = (n // 4096) * 4096
-    targets.add(f"report of a {fmt_bytes(4 * values)} .npy: peak RSS under 1 GB",
-                f"{fmt_bytes(run['rss'])} ({fmt_time(run['seconds'])}, "
-                f"{fmt_rate(values / run['seconds'])})", "yes" if run["rss"] < 1e9 else "NO")
+    targets.add(
+        f"report of a {fmt_bytes(4 * values)} .npy: peak RSS under 1 GB",
+        f"{fmt_bytes(run['rss'])} ({fmt_time(run['seconds'])}, "
+        f"{fmt_rate(values / run['seconds'])})",
+        "yes" if run["rss"] < 1e9 else "NO",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

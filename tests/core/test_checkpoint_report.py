@@ -57,8 +57,9 @@ def _check_quantiles(record, rel):
 ADVERSARIAL = {
     "t2 with outliers": lambda rng: rng.standard_t(2, 4000) * 1e-2,
     "repeated values": lambda rng: np.repeat(rng.standard_normal(40), 100),
-    "powers of two and ties": lambda rng: np.ldexp(1 + rng.integers(0, 16, 4000) / 32,
-                                                   rng.integers(-12, 12, 4000)),  # fmt: skip
+    "powers of two and ties": lambda rng: np.ldexp(
+        1 + rng.integers(0, 16, 4000) / 32, rng.integers(-12, 12, 4000)
+    ),
     "3% overflow": lambda rng: np.r_[np.full(97, 1.1), np.full(3, 1000.0)],
     "60% overflow": lambda rng: np.r_[np.full(40, 1.1), np.full(60, 1000.0)],
     "wide range": lambda rng: rng.standard_normal(4000) * np.exp2(rng.integers(-40, 40, 4000)),
@@ -197,8 +198,10 @@ def test_rows_equal_tensor_report_and_are_not_concatenated() -> None:
         mine = [row for row in r.to_records() if row["tensor"] == name]
         axis = 0 if x.ndim > 0 else -1
         expected = fpx.tensor_report(x, formats, axis=axis).to_records()
-        assert [{k: v for k, v in row.items() if k not in ("tensor", "shape", "dtype", "size",
-                                                          "axis")} for row in mine] == expected
+        assert [
+            {k: v for k, v in row.items() if k not in ("tensor", "shape", "dtype", "size", "axis")}
+            for row in mine
+        ] == expected
         assert all(row["shape"] == x.shape and row["dtype"] == str(x.dtype) for row in mine)
         assert all(row["size"] == x.size and row["axis"] == 0 for row in mine)
     louder = dict(weights, outlier=np.array([1e6, 1.0]))
@@ -251,7 +254,7 @@ def test_worst_summary_exports_and_plot(tmp_path) -> None:
     assert "<table" in html and "passing" in html
     pytest.importorskip("matplotlib")
     ax = r.plot()
-    image = [im for im in ax.images if im.get_gid() == "snr heatmap"][0]
+    image = next(im for im in ax.images if im.get_gid() == "snr heatmap")
     assert image.get_array().shape == (4, 4)
     import matplotlib.pyplot as plt
 
