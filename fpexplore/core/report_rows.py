@@ -92,7 +92,7 @@ class Work:
             np.empty(n) for _ in range(9)
         )
         self.index = np.empty(n, np.uint64)
-        self.flags = np.empty(n, bool)
+        self.flags, self.zero = np.empty(n, bool), np.empty(n, bool)
         self.nearest = NearestScratch(n)
 
 
@@ -136,6 +136,7 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     if zeros:
         den = w.den[:m]
         np.add(a, flags, out=den)  # a zero input divides by 1: its error is 0
+        np.copyto(w.zero[:m], flags)
     n = rows * length
     log2 = S.log2_hist(a, w.index[:m])
     if log2.offset == 0 and log2.counts.size:
@@ -186,6 +187,10 @@ def _row_stats(
         assert row.block is not None
         ref = x
         mags, small, stats.clipped = _block_row(row, rounder, plan, x, a, rows, padded, q, w)
+    if zeros:  # zeros (and padding) are left out, also where a format has no zero (E8M0)
+        zero = w.zero[:m]
+        q[zero] = 0.0
+        mags[zero] = 0.0
     np.subtract(q, ref, out=err)
     _common(stats, err, den, mags, small, a, zeros, w)
     if row.scaling != "none":
