@@ -1,6 +1,6 @@
 """One piece of a tensor through every row of a report: round, compare, count.
 
-A piece (at most :data:`fpexplore.core.report_chunks.PIECE` elements, the block
+A piece (at most :data:`fpexplore.scaling.report_chunks.PIECE` elements, the block
 axis last, whole blocks) is copied once into a float64 work buffer (the
 tensor's own dtype is read there: float32, bfloat16, FP8 and integers below
 2**53 exactly), its non-finite values set aside, and each row computes
@@ -68,7 +68,7 @@ class RowPlan:
 
 
 def make_plan(rows: list[Row], amax: float, dtype: np.dtype) -> RowPlan:
-    from .scaling import compute_scale
+    from .per_tensor import compute_scale
 
     rounders: list[NearestRounder | None] = []
     scales: list[float | None] = []

@@ -8,7 +8,7 @@ tensor and one chunk at a time. The rows of a tensor are exactly
 dtype and size in front.
 
 The rows, their summary (what *passing* means) and exports:
-:mod:`fpexplore.core.checkpoint_result`.
+:mod:`fpexplore.scaling.checkpoint_result`.
 
 Examples
 --------
@@ -30,8 +30,8 @@ import numpy as np
 
 from .. import codes as K
 from ..io import Checkpoint, open_checkpoint
+from ..lazy import is_dask
 from .checkpoint_result import CheckpointReport, CheckpointSummary
-from .lazy import is_dask
 from .progress import progress_bar
 from .report import SCALINGS, build_report, parse_formats
 from .report_chunks import CHUNK_BYTES
@@ -98,7 +98,7 @@ def checkpoint_report(
         is blocked along its last axis. Each record says which (``axis``).
     progress : bool or None
         A progress bar (None: where one can be seen; see
-        :mod:`fpexplore.core.progress`).
+        :mod:`fpexplore.scaling.progress`).
     chunk_bytes : int
         Input bytes read at a time: bounds the memory a report needs.
 
