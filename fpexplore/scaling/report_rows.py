@@ -1,6 +1,6 @@
 """One piece of a tensor through every row of a report: round, compare, count.
 
-A piece (at most :data:`fpexplore.core.report_chunks.PIECE` elements, the block
+A piece (at most :data:`fpexplore.scaling.report_chunks.PIECE` elements, the block
 axis last, whole blocks) is copied once into a float64 work buffer (the
 tensor's own dtype is read there: float32, bfloat16, FP8 and integers below
 2**53 exactly), its non-finite values set aside, and each row computes
@@ -68,7 +68,7 @@ class RowPlan:
 
 
 def make_plan(rows: list[Row], amax: float, dtype: np.dtype) -> RowPlan:
-    from .scaling import compute_scale
+    from .per_tensor import compute_scale
 
     rounders: list[NearestRounder | None] = []
     scales: list[float | None] = []
@@ -92,7 +92,7 @@ class Work:
             np.empty(n) for _ in range(9)
         )
         self.index = np.empty(n, np.uint64)
-        self.flags = np.empty(n, bool)
+        self.flags, self.zero = np.empty(n, bool), np.empty(n, bool)
         self.nearest = NearestScratch(n)
 
 
@@ -136,6 +136,7 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     if zeros:
         den = w.den[:m]
         np.add(a, flags, out=den)  # a zero input divides by 1: its error is 0
+        np.copyto(w.zero[:m], flags)
     n = rows * length
     log2 = S.log2_hist(a, w.index[:m])
     if log2.offset == 0 and log2.counts.size:
@@ -144,7 +145,8 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     out.signal.parts.append(S.ScaledSum.of(x, amax, w.y[:m]))
     context = (x, a, den, zeros, rows, padded)
     for row, rounder, scale in zip(plan.rows, plan.rounders, plan.scales, strict=True):
-        out.rows.append(_row_stats(row, rounder, scale, plan, context, w))
+        with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
+            out.rows.append(_row_stats(row, rounder, scale, plan, context, w))
     return out
 
 
@@ -170,7 +172,7 @@ def _row_stats(
     elif row.scaling == "per_tensor":
         assert scale is not None and row.fmt is not None
         ref = w.y[:m]
-        np.multiply(x, scale, out=ref)
+        np.multiply(x, scale, out=ref)  # (may overflow: a float32 scale rounded up)
         if rounder is not None:
             stats.clipped = round_nearest(ref, rounder, q, w.nearest)
             if not plan.exact_product:
@@ -185,6 +187,10 @@ def _row_stats(
         assert row.block is not None
         ref = x
         mags, small, stats.clipped = _block_row(row, rounder, plan, x, a, rows, padded, q, w)
+    if zeros:  # zeros (and padding) are left out, also where a format has no zero (E8M0)
+        zero = w.zero[:m]
+        q[zero] = 0.0
+        mags[zero] = 0.0
     np.subtract(q, ref, out=err)
     _common(stats, err, den, mags, small, a, zeros, w)
     if row.scaling != "none":

@@ -1,10 +1,10 @@
 """The numpy path of a tensor report: chunks read in turn, pieces shared among threads.
 
 A numpy array (a memory map too) is cut into chunks of at most ``chunk_bytes``
-(:func:`fpexplore.core.report_chunks.plan_chunks`, whole blocks along the block
+(:func:`fpexplore.scaling.report_chunks.plan_chunks`, whole blocks along the block
 axis); each chunk into pieces that fit the work buffers, which a few threads
 (:func:`fpexplore.codes.set_threads`) take in turn, each with buffers of its own
-(:class:`fpexplore.core.report_rows.Work`). After each chunk the pages of a
+(:class:`fpexplore.scaling.report_rows.Work`). After each chunk the pages of a
 memory-mapped input are handed back, so resident memory stays bounded by the
 chunk size. Partials combine exactly (counts, maxima, histograms) or through
 ``math.fsum`` (sums), so the result does not depend on which thread took which

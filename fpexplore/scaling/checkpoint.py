@@ -8,7 +8,7 @@ tensor and one chunk at a time. The rows of a tensor are exactly
 dtype and size in front.
 
 The rows, their summary (what *passing* means) and exports:
-:mod:`fpexplore.core.checkpoint_result`.
+:mod:`fpexplore.scaling.checkpoint_result`.
 
 Examples
 --------
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import codes as K
+from ..io import Checkpoint, open_checkpoint
+from ..lazy import is_dask
 from .checkpoint_result import CheckpointReport, CheckpointSummary
-from .lazy import is_dask
 from .progress import progress_bar
 from .report import SCALINGS, build_report, parse_formats
 from .report_chunks import CHUNK_BYTES
@@ -40,37 +40,14 @@ from .report_stream import needs_amax, numpy_stats
 __all__ = ["CheckpointReport", "CheckpointSummary", "checkpoint_report"]
 
 
-def _open(source: Any) -> tuple[Mapping[str, Any], str]:
-    """A mapping of names to arrays, and how to name the source."""
-    if isinstance(source, Mapping):
-        return source, "mapping"
-    if isinstance(source, str | os.PathLike):
-        return _read_path(source), os.fspath(source)
-    raise TypeError(
-        f"source must be a path or a mapping of names to arrays, got {type(source).__name__}"
-    )
-
-
-def _read_path(path: str | os.PathLike[str]) -> Mapping[str, Any]:
-    """The checkpoint at ``path``, through :func:`fpexplore.io.open_checkpoint` where
-    that reader is installed; until then .npy and .npz files (memory-mapped)."""
-    import importlib
-
-    try:
-        reader = importlib.import_module("fpexplore.io")
-    except ImportError:
-        reader = None
-    if reader is not None:
-        opened: Mapping[str, Any] = reader.open_checkpoint(path)
-        return opened
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"{p}: no such file")
-    if p.suffix == ".npy":
-        return {p.stem: np.load(p, mmap_mode="r")}
-    if p.suffix == ".npz":
-        return np.load(p)  # type: ignore[no-any-return]
-    raise ValueError(f"{p}: not a checkpoint this version reads (.npy, .npz)")
+def _open(source: Any) -> tuple[Checkpoint, str]:
+    """A mapping of names to arrays (:func:`fpexplore.open_checkpoint`'s), and its name."""
+    if not isinstance(source, Mapping | str | os.PathLike):
+        raise TypeError(
+            f"source must be a path or a mapping of names to arrays, got {type(source).__name__}"
+        )
+    opened = open_checkpoint(source)
+    return opened, opened.path or "mapping"
 
 
 def _as_array(value: Any) -> Any:
@@ -121,7 +98,7 @@ def checkpoint_report(
         is blocked along its last axis. Each record says which (``axis``).
     progress : bool or None
         A progress bar (None: where one can be seen; see
-        :mod:`fpexplore.core.progress`).
+        :mod:`fpexplore.scaling.progress`).
     chunk_bytes : int
         Input bytes read at a time: bounds the memory a report needs.
 
@@ -137,19 +114,21 @@ def checkpoint_report(
     mapping, name = _open(source)
     labels = list(dict.fromkeys(r.label for r in rows))
     tensors, skipped = [], []
-    for key in mapping:
-        value = _as_array(mapping[key])
-        if _is_float(value.dtype):
-            tensors.append((str(key), value))
+    for key in mapping:  # shapes and dtypes first, without reading the tensors
+        spec = mapping.spec(key)
+        if _is_float(spec.dtype):
+            tensors.append((str(key), spec.size))
         else:
-            skipped.append((str(key), f"dtype {value.dtype} is not floating point"))
+            skipped.append((str(key), f"dtype {spec.dtype} is not floating point"))
     passes_of = 2 if needs_amax(rows) else 1
-    bar = progress_bar(sum(int(v.size) * passes_of for _, v in tensors), "report", progress)
+    bar = progress_bar(sum(size * passes_of for _, size in tensors), "report", progress)
     records: list[dict[str, Any]] = []
     try:
-        for key, value in tensors:
+        for key, _ in tensors:
             bar.set_description(key)
+            value = _as_array(mapping[key])  # read now, one tensor at a time
             records += _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            del value
     finally:
         bar.close()
     return CheckpointReport(records, labels, name, skipped)

@@ -2,7 +2,7 @@
 
 The array is rechunked along the block axis where a chunk boundary would cut a
 block, then each chunk is one task that computes its partial statistics
-(:func:`fpexplore.core.report.chunk_stats`, the numpy path's own code); the
+(:func:`fpexplore.scaling.report.chunk_stats`, the numpy path's own code); the
 partials are combined in a tree, so finished ones are freed as the computation
 goes. Where a per-tensor scale needs the amax, a first pass computes it the same
 way. dask is imported here only (the ``dask`` extra).
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..lazy import check_known_chunks
 from . import report_stats as S
-from .lazy import check_known_chunks
 from .report_chunks import PIECE
 from .report_rows import Row, RowPlan, Work, make_plan
 

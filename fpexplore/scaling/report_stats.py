@@ -116,7 +116,8 @@ class ScaledSum:
         k = math.frexp(top)[1]
         if -400 < k < 400:
             return float(np.einsum("i,i->", values, values)), 0
-        np.multiply(values, math.ldexp(1.0, -k), out=work)
+        np.multiply(values, math.ldexp(1.0, -k // 2), out=work)  # 2**-k in two exact steps
+        np.multiply(work, math.ldexp(1.0, -k - (-k // 2)), out=work)  # (2**1026 overflows)
         return float(np.einsum("i,i->", work, work)), k
 
     def add(self, other: ScaledSum) -> ScaledSum:

@@ -11,12 +11,12 @@ inputs; and the signal-to-quantization-noise ratio
 
 The report streams: a numpy array (a memory map too) is read in chunks of at
 most ``chunk_bytes`` bytes, a dask array chunk by chunk, and each chunk worked
-through in cache-sized pieces (:mod:`fpexplore.core.report_rows`), so memory is
+through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`), so memory is
 bounded by the chunk size whatever the tensor's. One pass reads the amax first
 where a per-tensor scale (or NVFP4's) needs it. Counts and the maximum are exact,
 the SNR is exact up to the rounding of float64 sums, and the median and p99 come
 from fixed histograms: never below the exact quantile and at most a factor
-``1 + 2**-6`` above it (:mod:`fpexplore.core.report_stats`). The numbers do not
+``1 + 2**-6`` above it (:mod:`fpexplore.scaling.report_stats`). The numbers do not
 depend on the chunking, the threads or whether the input is numpy or dask.
 
 Examples
@@ -39,9 +39,9 @@ import numpy as np
 
 from .. import codes as K
 from ..formats import Format, get_format
+from ..lazy import is_dask
 from . import report_stats as S
 from .blocks import BLOCK_FORMATS, BlockFormat, get_block_format
-from .lazy import is_dask
 from .report_chunks import CHUNK_BYTES
 from .report_rows import Row, make_plan
 from .report_stream import numpy_stats
