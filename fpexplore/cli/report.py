@@ -143,8 +143,8 @@ def _scalings(specs: list[str] | None) -> tuple[str, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..core.checkpoint import checkpoint_report
-    from ..core.report import parse_formats
+    from ..scaling.checkpoint import checkpoint_report
+    from ..scaling.report import parse_formats
 
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
     scalings = _scalings(args.scaling)

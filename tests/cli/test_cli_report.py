@@ -124,17 +124,18 @@ def test_keras_file(capsys, tmp_path: Path) -> None:
     os.environ.setdefault("KERAS_BACKEND", "jax")
     keras = pytest.importorskip("keras")
     keras.utils.set_random_seed(0)
-    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16), keras.layers.Dense(4)])
+    layers = [keras.layers.Dense(16, name="hidden"), keras.layers.Dense(4, name="out")]
+    model = keras.Sequential([keras.Input((8,)), *layers])
     model.save(tmp_path / "model.keras")
     status, out, err = run(capsys, tmp_path / "model.keras", "-f", "e4m3,mxfp4", "--axis", "0",
                            "--json")  # fmt: skip
     assert status == 0 and err == ""
     records = json_strict(out)
-    assert {r["tensor"] for r in records} == {"dense/kernel", "dense/bias", "dense_1/kernel",
-                                              "dense_1/bias"}  # fmt: skip
+    assert {r["tensor"] for r in records} == {"hidden/kernel", "hidden/bias", "out/kernel",
+                                              "out/bias"}  # fmt: skip
     kernel = np.asarray(model.layers[0].kernel.numpy())
     expected = tensor_report(kernel, ["e4m3", "mxfp4"], axis=0).to_records()
-    got = [r for r in records if r["tensor"] == "dense/kernel"]
+    got = [r for r in records if r["tensor"] == "hidden/kernel"]
     for row in expected:
         mine = next(
             r for r in got if (r["format"], r["scaling"]) == (row["format"], row["scaling"])

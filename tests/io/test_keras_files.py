@@ -113,7 +113,7 @@ def test_sequential_and_subclassed_models(tmp_path: Path) -> None:
     seq.save(tmp_path / "seq.keras")
     ckpt = open_checkpoint(tmp_path / "seq.keras")
     assert list(ckpt) == list(_expected(seq))
-    assert "embedding/embeddings" in ckpt
+    assert any(name.endswith("/embeddings") for name in ckpt)
 
     class Scaled(keras.Model):
         def __init__(self, **kwargs):
