@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -203,3 +204,40 @@ def test_help(capsys) -> None:
     assert '"inf", "-inf" and "nan"' in out and "--top N" in out
     assert main(["--help"]) == 0
     assert "fpexplore report PATH" in capsys.readouterr().out
+
+
+def _readme_commands() -> list[list[str]]:
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Will my model survive?", 1)[1].split("```bash\n", 1)[1]
+    lines = block.split("```", 1)[0].splitlines()
+    return [shlex.split(line.partition(" #")[0])[1:] for line in lines if line.strip()]
+
+
+@pytest.mark.filterwarnings(  # Keras 3.15's Variable.numpy() and numpy 2's copy= keyword
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
+def test_the_readme_commands_run(capsys, tmp_path: Path, bf16_file: Path, monkeypatch) -> None:
+    """README's command lines, on a bf16 .safetensors file, a Keras and an ONNX model."""
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.safetensors").write_bytes(bf16_file.read_bytes())
+    keras.Sequential([keras.Input((8,)), keras.layers.Dense(16)]).save("model.keras")
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+        [numpy_helper.from_array(TENSORS["mlp.up"], "w")],
+    )  # fmt: skip
+    onnx.save(helper.make_model(graph), "model.onnx")
+    commands = _readme_commands()
+    assert len(commands) == 4 and all(argv[0] == "report" for argv in commands)
+    for argv in commands:
+        assert main(argv) == 0, argv
+        out, err = capsys.readouterr()
+        assert err == "" and out, argv
+        if "--json" in argv:
+            assert {r["tensor"] for r in json_strict(out)} == {"w"}
