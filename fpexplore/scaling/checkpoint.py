@@ -61,7 +61,7 @@ def _as_array(value: Any) -> Any:
 def _is_float(dtype: Any) -> bool:
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
-        return dtype.itemsize <= 8
+        return bool(dtype.itemsize <= 8)
     if dtype.kind == "V":
         try:
             K._real_array(np.empty(0, dtype))

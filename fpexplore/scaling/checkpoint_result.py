@@ -156,7 +156,7 @@ def _badness(r: dict[str, Any], i: int) -> tuple[float, float, int]:
 
 def passes(r: dict[str, Any], min_snr_db: float = MIN_SNR_DB) -> bool:
     """Whether a record passes: no overflow and an SNR of at least ``min_snr_db``."""
-    return r["overflow"] == 0 and r["snr_db"] >= min_snr_db
+    return bool(r["overflow"] == 0 and r["snr_db"] >= min_snr_db)
 
 
 def _summary_row(key: tuple[str, str], rows: list[dict[str, Any]], floor: float) -> dict[str, Any]:

@@ -73,7 +73,8 @@ def make_plan(rows: list[Row], amax: float, dtype: np.dtype) -> RowPlan:
     rounders: list[NearestRounder | None] = []
     scales: list[float | None] = []
     for row in rows:
-        scales.append(compute_scale(amax, row.fmt) if row.scaling == "per_tensor" else None)
+        per_tensor = row.scaling == "per_tensor" and row.fmt is not None
+        scales.append(compute_scale(amax, row.fmt) if per_tensor and row.fmt else None)
         fast = row.fmt is not None and (row.block is None or row.block.scale == "e8m0")
         saturate = row.scaling != "none"
         rounders.append(nearest_rounder(row.fmt, saturate=saturate) if fast else None)
@@ -165,6 +166,7 @@ def _row_stats(
             mags = rounded_magnitudes(w.nearest, m)
         else:
             with np.errstate(over="ignore", invalid="ignore"):
+                assert row.fmt is not None
                 q[...] = K.round_values(x, row.fmt)
             stats.overflow = int(np.count_nonzero(_overflowing(x, row.fmt)))
             mags = np.abs(q)
