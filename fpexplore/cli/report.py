@@ -11,10 +11,10 @@ Examples
 --------
 >>> import numpy as np, os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "w.npy")
->>> np.save(path, np.linspace(-1, 1, 64, dtype=np.float32))
->>> report_main([path, "-f", "e4m3", "--scaling", "none", "--top", "1", "--csv"])
+>>> np.save(path, np.array([0.5, 1.0, -2.0, 448.0], np.float32))  # E4M3 values: stored exactly
+>>> report_main([path, "-f", "e4m3", "--scaling", "none", "--csv"])
 tensor,shape,dtype,size,axis,format,scaling,block_format,scale,overflow,clipped,flushed_to_zero,subnormal,nonzero,median_rel_error,p99_rel_error,max_rel_error,snr_db,became_inf,became_nan,nonfinite_from
-w,64,float32,64,0,float8_e4m3fn,none,,,0,0,0,0,64,0.020833333333333332,0.058823529411764705,0.0625,31.17017018416813,0,0,
+w,4,float32,4,0,float8_e4m3fn,none,,,0,0,0,0,4,0.0,0.0,0.0,inf,0,0,
 0
 """
 
