@@ -27,7 +27,6 @@ Examples
 from __future__ import annotations
 
 import os
-import struct
 import zipfile
 import zlib
 from typing import IO, Any, Literal
@@ -35,6 +34,7 @@ from typing import IO, Any, Literal
 import numpy as np
 
 from .checkpoint import Checkpoint, CheckpointError, Entry, Raw, TensorSpec
+from .zip_members import stored_data_start
 
 __all__ = ["read_npy", "read_npz"]
 
@@ -83,24 +83,13 @@ def read_npy(path: str) -> Checkpoint:
     return Checkpoint(path, "npy", {stem: Entry(spec, Raw(path, offset, order))})
 
 
-def _stored_data_start(f: IO[bytes], info: zipfile.ZipInfo, where: str) -> int:
-    """Where a stored member's bytes start: after its local header, name and extra."""
-    f.seek(info.header_offset)
-    local = f.read(30)
-    if len(local) < 30 or local[:4] != b"PK\x03\x04":
-        raise CheckpointError(f"{where}: its local zip header is missing or corrupt")
-    name_length, extra_length = struct.unpack("<HH", local[26:30])
-    start: int = info.header_offset + 30 + name_length + extra_length
-    return start
-
-
 def _member(path: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Entry:
     where = f"{name}: member {info.filename!r}"
     if info.flag_bits & 1:
         raise CheckpointError(f"{where} is encrypted")
     if info.compress_type == zipfile.ZIP_STORED:
         with open(path, "rb") as f:
-            start = _stored_data_start(f, info, where)
+            start = stored_data_start(f, info, where)
             f.seek(start)
             spec, order, header = _npy_header(f, where)
         if header + spec.nbytes != info.file_size:
