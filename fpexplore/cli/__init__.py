@@ -2,7 +2,8 @@
 
 ``main`` (the commands), ``parser`` (argparse), ``output`` (text and JSON
 records), ``plot`` (``--plot``: figures to files) and ``course`` (``--course``:
-copy the notebooks). A front end: it imports the core and the renderings, and
+copy the notebooks). ``outline``, ``requirements`` and ``pacing`` read the course's
+notebooks (their sections, imports, exercise labels and timings) for the course itself. A front end: it imports the core and the renderings, and
 matplotlib only when a figure is asked for.
 """
 
