@@ -40,6 +40,8 @@ from .course import course_source
 __all__ = [
     "Section",
     "cell_source",
+    "cited_claims",
+    "citing",
     "course_counts",
     "course_notebooks",
     "find_notebook",
@@ -56,6 +58,7 @@ NotebookLike = str | Path | dict[str, Any]
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _NUMBERED = re.compile(r"^(\d+)\.\s+(.*)$")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_CITATION = re.compile(r"\bclaims?\s+(\d+(?:\s*(?:,|and|&)\s*\d+)*)", re.IGNORECASE)
 _TRAILER = re.compile(r"\s*(?:\((?:claims?|see)\b[^)]*\)|·\s*\d+\s*min)\s*$", re.IGNORECASE)
 
 
@@ -276,3 +279,25 @@ def course_counts(folder: str | Path | None = None) -> dict[str, int]:
         "lessons": kinds.count("lesson"),
         "solutions": len(solutions),
     }
+
+
+def cited_claims(text: str) -> list[int]:
+    """The claims of the source text that ``text`` cites, in order of citation.
+
+    >>> cited_claims("claims 13 and 14, then claim 16 (and claims 2, 3 and 11)")
+    [13, 14, 16, 2, 3, 11]
+    """
+    return [int(n) for match in _CITATION.finditer(text) for n in re.findall(r"\d+", match[1])]
+
+
+def citing(claims: list[int] | tuple[int, ...], folder: str | Path | None = None) -> list[Section]:
+    """The sections and subsections of the course's sessions whose heading cites one of
+    ``claims``, in the order of the course."""
+    wanted = set(claims)
+    return [
+        found
+        for path in course_notebooks(folder)
+        if notebook_kind(path) == "session"
+        for found in headings(path)
+        if found.level >= 2 and wanted & set(cited_claims(found.title))
+    ]

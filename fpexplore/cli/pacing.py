@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .outline import NotebookLike, Section, cell_source, headings, load
+from .outline import NotebookLike, Section, cell_source, cited_claims, headings, load
 
 __all__ = [
     "LEVELS",
@@ -69,7 +69,6 @@ _START = re.compile(r"\*\*(Exercise|Question) (\d+)")
 _LABEL = re.compile(r"\*\*(Exercise|Question) (\d+)\*\* \(([^;()]+); (★+), (\d+) min\)\.")
 _DURATION = re.compile(r"\*\*Duration\.\*\* Walk-through: (\d+) min\. Exercises: (\d+) min\.")
 _MINUTES = re.compile(r"^(.*?)\s*·\s*(\d+)\s*min$")
-_CLAIMS = re.compile(r"\bclaims?\s+(\d+(?:\s*(?:,|and)\s*\d+)*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -199,8 +198,7 @@ def lesson_plan(notebook: NotebookLike) -> list[Part]:
         match = _MINUTES.match(sec.title)
         if match:
             end = sections[k + 1].cell if k + 1 < len(sections) else len(nb["cells"])
-            cited = [re.findall(r"\d+", c[1]) for c in _CLAIMS.finditer(sec.title)]
-            claims = tuple(int(n) for numbers in cited for n in numbers)
+            claims = tuple(cited_claims(sec.title))
             parts.append(Part(sec, int(match[2]), claims, range(sec.cell, end)))
     return parts
 
@@ -258,7 +256,7 @@ def _output_content(output: dict[str, Any]) -> Content:
     data = output.get("data", {})
     if "image/png" in data or "image/svg+xml" in data:
         return Content(figures=1)
-    text = output.get("text") or data.get("text/plain", "")
+    text = output.get("text") or data.get("text/markdown") or data.get("text/plain", "")
     text = "".join(text) if isinstance(text, list) else text
     return Content(output_lines=len(text.rstrip("\n").splitlines()))
 
