@@ -6,7 +6,8 @@
 * Widget outputs become static snapshots: the HTML, text, images and control labels that the
   widget showed when the notebook ran, under a note on running it live. No widget manager
   is loaded (it would come from a CDN).
-* Notebook 06 gets a warning box at its top when Keras is missing and it was not executed.
+* The notebooks that need Keras (``fpx_keras_docs``) get a warning box at their top when
+  Keras is missing and they were not executed.
 """
 
 from __future__ import annotations
@@ -195,7 +196,7 @@ def snapshot_widgets(app: Sphinx, doctree: nodes.document, docname: str) -> None
 
 
 def keras_note(app: Sphinx, doctree: nodes.document) -> None:
-    if app.config.nb_execution_excludepatterns and app.env.docname == app.config.fpx_keras_doc:
+    if app.config.nb_execution_excludepatterns and app.env.docname in app.config.fpx_keras_docs:
         box = nodes.warning("", nodes.raw("", f"<p>{KERAS_NOTE}</p>", format="html"))
         section = next(iter(doctree.findall(nodes.section)), None)
         if section is None:
@@ -205,7 +206,7 @@ def keras_note(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value("fpx_keras_doc", "course/06-mixed-precision-keras", "env")
+    app.add_config_value("fpx_keras_docs", ["course/06-mixed-precision-keras"], "env")
     app.add_directive("fpexplore-help", FpexploreHelp)
     app.connect("build-finished", copy_mathjax)
     app.connect("doctree-resolved", snapshot_widgets)

@@ -23,6 +23,7 @@ from .outline import (
     markdown_cells,
     notebook_kind,
     section,
+    short_name,
 )
 from .pacing import budget, label_problems, lesson_plan, tasks
 from .requirements import imports
@@ -95,14 +96,23 @@ def stated_minutes(notebook: NotebookLike) -> str:
     return ""
 
 
-def _exercises(notebook: NotebookLike) -> str:
-    found = [task for _, task in tasks(notebook) if task.what == "Exercise"]
-    starts = len(re.findall(r"\*\*Exercise \d+", "\n".join(markdown_cells(notebook))))
-    if not starts:
-        return ""
-    if label_problems(notebook) or len(found) != starts:
-        return str(starts)
-    return f"{starts} ({sum(task.minutes for task in found)} min)"
+def _exercises(path: Path) -> str:
+    """ "6 (45 min) · solutions" for a notebook with six exercises labelled as the scheme
+    says; the count alone when some labels do not follow it; "" for none."""
+    nb = load(path)
+    text = "\n".join(markdown_cells(nb))
+    parts = []
+    for what in ("Exercise", "Question"):
+        starts = len(re.findall(rf"\*\*{what} \d+", text))
+        found = [task.minutes for _, task in tasks(nb) if task.what == what]
+        if starts and (label_problems(nb) or len(found) != starts):
+            parts.append(f"{starts} {what.lower()}s")
+        elif starts:
+            parts.append(f"{starts} {what.lower()}s ({sum(found)} min)")
+    answers = path.parent / "solutions" / f"{short_name(path)}-solutions.ipynb"
+    if parts and answers.is_file():
+        parts.append(f"[solutions](solutions/{answers.name})")
+    return " · ".join(parts)
 
 
 def notebook_table(folder: str | Path | None = None) -> Markdown:
@@ -124,7 +134,7 @@ def notebook_table(folder: str | Path | None = None) -> Markdown:
             if s.level == 2 and s.number
         )
         cells = [f"[{_cell(title)}]({path.name})", sections]
-        cells += [stated_minutes(nb), _exercises(nb), needs(nb)]
+        cells += [stated_minutes(nb), _exercises(path), needs(nb)]
         rows.append("| " + " | ".join(cells) + " |")
     return Markdown("\n".join(rows))
 

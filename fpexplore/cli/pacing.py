@@ -208,7 +208,8 @@ def lesson_plan(notebook: NotebookLike) -> list[Part]:
 
 @dataclass(frozen=True)
 class Content:
-    """What some cells show: words of Markdown, code cells, lines of output, figures."""
+    """What some cells show: words of Markdown (tokens with a letter or digit, link
+    targets left out), code cells, lines of output, figures."""
 
     words: int = 0
     code_cells: int = 0
@@ -269,7 +270,8 @@ def content(notebook: NotebookLike, cells: range | None = None) -> Content:
         cell = nb["cells"][index]
         text = cell_source(cell)
         if cell.get("cell_type") == "markdown":
-            total += Content(words=len(_URL.sub("]", text).split()))
+            words = [w for w in _URL.sub("]", text).split() if re.search(r"\w", w)]
+            total += Content(words=len(words))
         elif cell.get("cell_type") == "code" and text.strip():
             total += Content(code_cells=1)
             for output in cell.get("outputs", []):
