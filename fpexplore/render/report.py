@@ -1,7 +1,7 @@
 """A tensor report as a table (text and HTML), one row per (format, scaling).
 
 >>> import numpy as np
->>> from fpexplore.core.report import tensor_report
+>>> from fpexplore.scaling.report import tensor_report
 >>> r = tensor_report(np.linspace(-1, 1, 101), ["float8_e5m2"])
 >>> report_table(r).columns[:3]
 ['format', 'scaling', 'overflow']

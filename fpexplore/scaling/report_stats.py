@@ -31,7 +31,7 @@ from .. import codes as K
 from ..formats import Format
 from .block_formats import _element_values
 from .blocks import BlockFormat, quantize_blocks
-from .scaling import compute_scale
+from .per_tensor import compute_scale
 
 REL_LOW, REL_HIGH, REL_BITS = -128, 8, 6  # 2**REL_BITS bins an octave
 N_REL_BINS = (REL_HIGH - REL_LOW) << REL_BITS

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fpexplore import get_format, tensor_report
-from fpexplore.core.report_stats import QUANTILE_BOUND
+from fpexplore.scaling.report_stats import QUANTILE_BOUND
 
 FORMATS = ["float8_e4m3fn", "float8_e5m2", "bfloat16", "mxfp4", "nvfp4", "mxint8"]
 
@@ -68,7 +68,7 @@ def test_dask_agrees_with_numpy() -> None:
 
 def test_dask_from_npy(tmp_path) -> None:
     pytest.importorskip("dask.array")
-    from fpexplore.core.lazy import from_npy
+    from fpexplore.lazy import from_npy
 
     x = np.random.default_rng(2).standard_normal((1000, 64)).astype(np.float32)
     np.save(tmp_path / "t.npy", x)

@@ -1,7 +1,7 @@
 """tensor_report(): will this tensor survive this format?
 
 For each format, plain (``scaling="none"``), scaled by its amax
-(``"per_tensor"``, :func:`fpexplore.core.scaling.scale_per_tensor`'s current
+(``"per_tensor"``, :func:`fpexplore.scaling.per_tensor.scale_per_tensor`'s current
 recipe, saturating) and block-scaled (``"block"``, the MX format of that element
 type, or a block format named directly): how many values overflow, flush to zero
 or land among the subnormals; the relative error's median, p99 and max over the
@@ -14,7 +14,7 @@ sums and fixed-bin histograms, combined in a tree. Its counts, max and SNR are
 exact (the SNR up to the order of float64 sums); its median and p99 come from
 histograms of the relative error, 64 bins an octave, and lie within a factor
 ``QUANTILE_BOUND = 1 + 2**-6`` above the exact values
-(:mod:`fpexplore.core.report_stats`).
+(:mod:`fpexplore.scaling.report_stats`).
 
 Examples
 --------
@@ -36,9 +36,9 @@ import numpy as np
 
 from .. import codes as K
 from ..formats import Format, get_format
+from ..lazy import check_known_chunks, is_dask
 from . import report_stats as S
 from .blocks import BLOCK_FORMATS, BlockFormat, get_block_format
-from .lazy import check_known_chunks, is_dask
 
 __all__ = ["SCALINGS", "TensorReport", "tensor_report"]
 
@@ -128,7 +128,7 @@ def _is_block(name: str) -> bool:
 def _records(
     total: dict[str, Any], rows: list[S.Row], amax: float, exact: bool
 ) -> list[dict[str, Any]]:
-    from .scaling import compute_scale
+    from .per_tensor import compute_scale
 
     records = []
     for (scaling, fmt, block, name), r in zip(rows, total["rows"], strict=True):
