@@ -135,7 +135,8 @@ def _starts(notebook: NotebookLike) -> list[tuple[int, str]]:
 def label_problems(notebook: NotebookLike) -> list[str]:
     """What is wrong with the notebook's labels: malformed labels, and numbering that
     does not run 1, 2, 3... (empty when all is well)."""
-    problems, numbers = [], {"Exercise": [], "Question": []}
+    problems: list[str] = []
+    numbers: dict[str, list[int]] = {"Exercise": [], "Question": []}
     for _, text in _starts(notebook):
         try:
             task = parse_label(text)
