@@ -92,6 +92,8 @@ nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{doc}.ipynb" for doc in KERAS_NOTEBOOKS]
 nb_merge_streams = True
+# Markdown that a cell prints (the index's map, the lesson's plan) has tables: GitHub-flavoured.
+nb_render_markdown_format = "gfm"
 # No widget manager from a CDN: fpx_docs.py replaces each widget by a static snapshot.
 nb_ipywidgets_js = {}
 myst_enable_extensions = [
