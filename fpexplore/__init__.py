@@ -32,6 +32,7 @@ from .core.density import Binade, BinadeTable, binade_table, count_between, valu
 from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
 from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, FormatLike, format_names, get_format
+from .io import open_checkpoint
 from .render.comparison import compare, format_table
 from .scaling.blocks import (
     BLOCK_FORMATS,
@@ -41,6 +42,7 @@ from .scaling.blocks import (
     get_block_format,
     quantize_blocks,
 )
+from .scaling.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
 from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .scaling.report import TensorReport, tensor_report
 
@@ -85,6 +87,8 @@ __all__ = [
     "BinadeTable",
     "BlockFormat",
     "Census",
+    "CheckpointReport",
+    "CheckpointSummary",
     "DelayedScaling",
     "FloatParts",
     "Format",
@@ -99,6 +103,7 @@ __all__ = [
     "abs",
     "add",
     "binade_table",
+    "checkpoint_report",
     "compare",
     "compute_scale",
     "count_between",
@@ -118,6 +123,7 @@ __all__ = [
     "neg",
     "next_down",
     "next_up",
+    "open_checkpoint",
     "quantize_blocks",
     "remainder",
     "representation_error",

@@ -1,7 +1,8 @@
 """The package's folders are its layers, and imports run downward only.
 
 From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding),
-``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``lazy`` (dask
+``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io`` (checkpoint
+readers, which need none of these), ``lazy`` (dask
 arrays), ``core`` (decode, round, measure, count), ``arith`` (operations and sums) and
 ``scaling`` (per-tensor and block scaling, tensor reports), ``render`` (text, HTML,
 tables), the package root (the public API), and the front ends ``plot``, ``widgets``,
@@ -24,6 +25,7 @@ LAYERS = {
     "exact": 1,
     "_kernels": 2,
     "codes": 3,
+    "io": 3.5,  # checkpoint readers: numpy and the file libraries only; the reports import them
     "lazy": 4,
     "core": 5,
     "arith": 6,
@@ -52,6 +54,10 @@ LAZY_RENDERING = {
     ("scaling.blocks", "_repr_html_"),
     ("scaling.report", "table"),
     ("scaling.report", "plot"),
+    ("scaling.checkpoint_result", "table"),
+    ("scaling.checkpoint_result", "__str__"),
+    ("scaling.checkpoint_result", "_repr_html_"),
+    ("scaling.checkpoint_result", "plot"),
     ("core.census", "__str__"),
     ("core.census", "_repr_html_"),
     ("core.error", "__str__"),

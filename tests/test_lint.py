@@ -43,6 +43,7 @@ def test_doctests() -> None:
         "exact",
         "_kernels",
         "codes.py",
+        "io",
         "lazy",
         "core",
         "arith",

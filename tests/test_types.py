@@ -1,7 +1,8 @@
 """The package type-checks, and a downstream project sees its types.
 
 mypy runs with the ``[tool.mypy]`` settings of pyproject.toml: clean on the whole
-package, strict on the core layers (formats, exact, codes, lazy, core, arith, scaling). ``py.typed`` is
+package, strict on the core layers (formats, exact, codes, io, lazy, core, arith,
+scaling). ``py.typed`` is
 what lets a type checker read an installed fpexplore at all; without it every
 name imported from the package is ``Any``.
 """

@@ -1,212 +1,230 @@
-"""The statistics of :func:`fpexplore.tensor_report`, as partials that combine.
+"""The statistics of a tensor report, as partials that add up chunk by chunk.
 
-One chunk of a tensor gives, for each (format, scaling) row, counts (overflow,
-flush to zero, subnormal results), sums of squares for the SNR, the largest
-relative error, and a fixed-bin histogram of the relative errors: 64 bins an
-octave over ``[2**REL_LOW, 2**REL_HIGH)``, read straight off the float64 bits (the
-exponent and the top 6 significand bits), so the binning is exact. Partials of
-any number of chunks add up (:func:`combine`), so a dask array is reported chunk
-by chunk; a chunk is itself worked through in cache-sized pieces.
+A piece of a tensor gives, for each (format, scaling) row, exact counts, the
+largest relative error, sums of squares for the SNR and a histogram of the
+relative errors; partials of any number of pieces and chunks combine
+(:meth:`RowStats.add`), in any order, to the same counts, maxima and histograms.
 
-A quantile read from the histogram (:func:`quantile`) is the upper edge of the
-bin holding it, capped at the exact maximum: never below the exact quantile
-(``method="inverted_cdf"``) and at most a factor ``QUANTILE_BOUND = 1 + 2**-6``
-above it (a bin spans ``[2**e (1 + j/64), 2**e (1 + (j+1)/64))``). Relative errors
-below ``2**REL_LOW`` share the first bin, and are reported as at most its top.
+**Relative errors** ``|q - x| / |x|`` over the nonzero finite inputs, computed in
+float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number).
 
->>> import numpy as np
->>> p = {"rel_hist": np.zeros(N_REL_BINS, np.int64), "zero": 1, "nonfinite": 0}
->>> p["rel_hist"] += _rel_hist(np.array([0.25]), np.array([True]))
->>> quantile(p, 0.9, max_rel=0.25)
-0.25
+**Quantiles** come from a histogram of those float64 values with 64 bins an
+octave, read straight off the bits (exponent and top 6 significand bits), over
+``[2**-64, inf)``: every finite relative error above ``2**-64`` is binned exactly
+(no rounding into a format of at most 64 bits gives a nonzero relative error
+below that). Exact zeros, and results that became inf or NaN, have counts of
+their own and rank first and last (NaN as inf). The reported q-quantile
+(:func:`quantile`, numpy's ``method="inverted_cdf"``) is the upper edge of the
+bin that holds it, capped at the exact maximum: **never below the exact quantile
+and at most a factor** ``QUANTILE_BOUND = 1 + 2**-6`` **above it**, for every
+input (an exact zero or inf is reported exactly).
+
+**SNR** ``10 log10(sum x**2 / sum (x - q)**2)`` from sums kept with a power-of-two
+exponent of their own (:class:`ScaledSum`), so neither sum underflows nor
+overflows: a tensor whose every value flushes to zero has SNR 0 dB. Sums over
+pieces are added with ``math.fsum``, so the result does not depend on the order
+in which pieces finish.
+
+>>> h = Hist.of(np.array([0.25, 0.25, 0.3]))
+>>> stats = RowStats(hist=h, max_rel=0.3)
+>>> quantile(stats, 0.5), quantile(stats, 1.0)
+(0.25390625, 0.3)
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import codes as K
-from ..formats import Format
-from .block_formats import _element_values
-from .blocks import BlockFormat, quantize_blocks
-from .per_tensor import compute_scale
+__all__ = ["QUANTILE_BOUND", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile"]
 
-REL_LOW, REL_HIGH, REL_BITS = -128, 8, 6  # 2**REL_BITS bins an octave
-N_REL_BINS = (REL_HIGH - REL_LOW) << REL_BITS
-_REL_BASE = (1023 + REL_LOW) << REL_BITS
+REL_BITS = 6  # 2**REL_BITS bins an octave
+_SHIFT = np.uint64(52 - REL_BITS)
+LOW_BIN = (1023 - 64) << REL_BITS  # the bin of 2**-64: smaller values share it
+_LOW_EDGE = 2.0**-64
 QUANTILE_BOUND = 1 + 2.0**-REL_BITS
-"""An estimated quantile lies within this factor above the exact one."""
-LOG2_LOW, LOG2_HIGH, LOG2_BITS = -160, 160, 2  # the histogram of |x| (the figure): 1/4 octaves
-N_LOG2_BINS = (LOG2_HIGH - LOG2_LOW) << LOG2_BITS
-_LOG2_BASE = (1023 + LOG2_LOW) << LOG2_BITS
-PIECE = 1 << 16  # elements worked on at a time
-Row = tuple[str, Any, Any, str]
-"""A report row: (scaling, format or None, block format or None, label)."""
+"""A quantile read from the histogram lies within this factor above the exact one."""
+LOG2_BITS = 2  # the |x| histogram of the figure: quarter octaves
+_LOG2_SHIFT = np.uint64(52 - LOG2_BITS)
+N_LOG2_BINS = 2047 << LOG2_BITS  # every finite float64, by exponent and 2 top bits
 
 
-def _binned(a: np.ndarray, valid: np.ndarray, bits: int, base: int, n: int) -> np.ndarray:
-    """Counts of non-negative float64 ``a`` (where ``valid``) in bins of ``2**-bits``
-    of an octave, linear in the significand: bin ``(float64 bits >> (52 - bits)) -
-    base``, clipped to ``0..n-1``."""
-    index = (a.reshape(-1).view(np.uint64) >> np.uint64(52 - bits)).astype(np.int64)
-    index -= base
-    np.clip(index, 0, n - 1, out=index)
-    index[~valid.reshape(-1)] = n  # left out
-    return np.bincount(index, minlength=n + 1)[:n]
-
-
-def _rel_hist(rel: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    return _binned(rel, valid, REL_BITS, _REL_BASE, N_REL_BINS)
-
-
-def bin_edge(index: int, bits: int = REL_BITS, base: int = _REL_BASE) -> float:
+def bin_edge(index: int, bits: int = REL_BITS) -> float:
     """The lower edge of histogram bin ``index`` (``index + 1``: its upper edge)."""
-    return float(np.uint64((index + base) << (52 - bits)).view(np.float64))
+    return float(np.uint64(index << (52 - bits)).view(np.float64))
 
 
-def log2_edges() -> np.ndarray:
-    """log2 of the edges of the |x| histogram's bins."""
-    return np.log2([bin_edge(i, LOG2_BITS, _LOG2_BASE) for i in range(N_LOG2_BINS + 1)])
+@dataclass
+class Hist:
+    """Counts of bins ``offset, offset + 1, ...`` (a window of the full range)."""
+
+    offset: int = 0
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @classmethod
+    def of(cls, rel: np.ndarray, index: np.ndarray | None = None) -> Hist:
+        """The histogram of finite non-negative float64 ``rel`` (zeros included: the
+        caller takes them out of :data:`LOW_BIN`), which this raises to at least
+        ``2**-64`` in place. ``index``: a uint64 work array."""
+        if index is None:
+            index = np.empty(rel.size, np.uint64)
+        np.maximum(rel, _LOW_EDGE, out=rel)  # (the caller is done with rel's small values)
+        np.right_shift(rel.view(np.uint64), _SHIFT, out=index)
+        signed = index.view(np.int64)
+        if not signed.size:
+            return cls()
+        low = int(signed.min())
+        np.subtract(signed, low, out=signed)
+        return cls(low, np.bincount(signed))
+
+    def add(self, other: Hist) -> Hist:
+        if not other.counts.size:
+            return self
+        if not self.counts.size:
+            return Hist(other.offset, other.counts.copy())
+        low = min(self.offset, other.offset)
+        high = max(self.offset + self.counts.size, other.offset + other.counts.size)
+        out = np.zeros(high - low, np.int64)
+        out[self.offset - low : self.offset - low + self.counts.size] += self.counts
+        out[other.offset - low : other.offset - low + other.counts.size] += other.counts
+        return Hist(low, out)
+
+    def take_from_low(self, n: int) -> None:
+        """Remove ``n`` counts from the lowest bin (the exact zeros put there)."""
+        if n:
+            self.counts[LOW_BIN - self.offset] -= n
+
+    def total(self) -> int:
+        return int(self.counts.sum())
 
 
-def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
-    """Scaled values that round (to nearest even) beyond the largest finite value."""
-    if fmt is None:  # MXINT8 elements: k/64, k in -128..127
-        return np.asarray((y * 64.0 >= 127.5) | (y * 64.0 < -128.5))
-    top = fmt.max + 2.0 ** (fmt.emax - fmt.mantissa_bits - 1)
-    odd = fmt.max_mantissa % 2 == 1  # a tie at ``top`` rounds away from max
-    a = np.abs(y)
-    return np.asarray((a >= top) if odd else (a > top))
+@dataclass
+class ScaledSum:
+    """A sum of squares kept as ``fsum(parts) * 2**(2 * exponent)`` per part."""
+
+    parts: list[tuple[float, int]] = field(default_factory=list)
+
+    @staticmethod
+    def of(values: np.ndarray, top: float, work: np.ndarray) -> tuple[float, int]:
+        """``sum(values**2)`` as ``(s, k)`` with the values scaled by ``2**-k``
+        (``k`` from ``top``, their largest magnitude) where squares could leave
+        float64's range."""
+        if top == 0 or not math.isfinite(top):
+            return (0.0 if top == 0 else math.inf), 0
+        k = math.frexp(top)[1]
+        if -400 < k < 400:
+            return float(np.einsum("i,i->", values, values)), 0
+        np.multiply(values, math.ldexp(1.0, -k // 2), out=work)  # 2**-k in two exact steps
+        np.multiply(work, math.ldexp(1.0, -k - (-k // 2)), out=work)  # (2**1026 overflows)
+        return float(np.einsum("i,i->", work, work)), k
+
+    def add(self, other: ScaledSum) -> ScaledSum:
+        return ScaledSum(self.parts + other.parts)
+
+    def log2(self) -> float:
+        """log2 of the sum (-inf for 0, inf for inf)."""
+        finite = [(s, k) for s, k in self.parts if s > 0]
+        if any(math.isinf(s) for s, _ in finite):
+            return math.inf
+        if not finite:
+            return -math.inf
+        top = max(k for _, k in finite)
+        total = math.fsum(math.ldexp(s, 2 * (k - top)) for s, k in finite)
+        return math.log2(total) + 2 * top
 
 
-def _scaled_results(
-    x: np.ndarray, row: Row, amax: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, Format | None]:
-    """(q, y, stored, element format): the unscaled result, the scaled input, the
-    stored (scaled) result of each element."""
-    scaling, fmt, block = row[:3]
-    if scaling == "none":
-        q = K.round_values(x, fmt)
-        return q, x, q, fmt
-    if scaling == "per_tensor":
-        s = compute_scale(amax, fmt)
-        y = x.astype(np.float64) * s
-        stored = K.round_values(y, fmt, overflow="saturate")
-        return stored / s, y, stored, fmt
-    blocks = quantize_blocks(x, block, axis=-1, tensor_amax=amax if block.scale == "e4m3" else None)
-    factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
-    scale = np.repeat(factor, block.block_size, axis=-1)[..., : x.shape[-1]]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        y = np.where(scale > 0, x / scale, 0.0)  # a zero block scale flushes its block
-    return blocks.values, y, _element_values(blocks.codes, block), block.element_format
+@dataclass
+class RowStats:
+    """One (format, scaling) row's partial statistics."""
+
+    overflow: int = 0  # rounded beyond the format's range without scaling
+    clipped: int = 0  # set to the element format's largest value by a scaling rule
+    flushed_to_zero: int = 0
+    subnormal: int = 0
+    zero: int = 0  # exact results (relative error 0)
+    became_inf: int = 0
+    became_nan: int = 0
+    overflow_from: float = math.inf  # smallest |x| whose result became inf or NaN
+    hist: Hist = field(default_factory=Hist)
+    max_rel: float = 0.0
+    noise: ScaledSum = field(default_factory=ScaledSum)
+
+    def add(self, o: RowStats) -> RowStats:
+        return RowStats(
+            self.overflow + o.overflow, self.clipped + o.clipped,
+            self.flushed_to_zero + o.flushed_to_zero, self.subnormal + o.subnormal,
+            self.zero + o.zero, self.became_inf + o.became_inf, self.became_nan + o.became_nan,
+            min(self.overflow_from, o.overflow_from), self.hist.add(o.hist),
+            max(self.max_rel, o.max_rel), self.noise.add(o.noise),
+        )  # fmt: skip
+
+    @property
+    def nonfinite(self) -> int:
+        return self.became_inf + self.became_nan
 
 
-def _pieces(x: np.ndarray) -> list[np.ndarray]:
-    """Cache-sized pieces of ``x``: whole rows of its last axis (blocks stay whole)."""
-    if x.ndim == 1:
-        return [x[i : i + PIECE] for i in range(0, x.size, PIECE)]
-    rows = x.reshape(-1, x.shape[-1])
-    step = max(1, PIECE // max(1, x.shape[-1]))
-    return [rows[i : i + step] for i in range(0, rows.shape[0], step)]
+@dataclass
+class TensorStats:
+    """A tensor's partial statistics: its counts, |x| histogram and rows."""
+
+    rows: list[RowStats]
+    n: int = 0
+    finite: int = 0
+    nonzero: int = 0
+    amax: float = 0.0
+    log2_hist: Hist = field(default_factory=Hist)
+    signal: ScaledSum = field(default_factory=ScaledSum)
+
+    def add(self, o: TensorStats) -> TensorStats:
+        return TensorStats(
+            [a.add(b) for a, b in zip(self.rows, o.rows, strict=True)], self.n + o.n,
+            self.finite + o.finite, self.nonzero + o.nonzero, max(self.amax, o.amax),
+            self.log2_hist.add(o.log2_hist), self.signal.add(o.signal),
+        )  # fmt: skip
 
 
-def partials(
-    x: np.ndarray, rows: list[Row], amax: float, *, keep_rel: bool = False
-) -> dict[str, Any]:
-    """The combinable statistics of one chunk ``x`` for each row ``(scaling, format,
-    block format or None, ...)``; ``amax`` is the whole tensor's (for per-tensor
-    scales). ``keep_rel`` also keeps each row's relative errors (for exact quantiles)."""
-    x = np.asarray(x)
-    total: dict[str, Any] | None = None
-    for piece in _pieces(x):
-        part = _piece_partials(piece, rows, amax, keep_rel)
-        total = part if total is None else combine(total, part, keep_rel=keep_rel)
-    if total is None:
-        total = _piece_partials(x.reshape(-1)[:0], rows, amax, keep_rel)
-    return total
+def log2_hist(a: np.ndarray, index: np.ndarray) -> Hist:
+    """Quarter-octave counts of the nonzero finite magnitudes ``a`` (zeros land in
+    bin 0 and are taken out by the caller)."""
+    np.right_shift(a.view(np.uint64), _LOG2_SHIFT, out=index)
+    signed = index.view(np.int64)
+    if not signed.size:
+        return Hist()
+    low = int(signed.min())
+    np.subtract(signed, low, out=signed)
+    return Hist(low, np.bincount(signed))
 
 
-def _piece_partials(x: np.ndarray, rows: list[Row], amax: float, keep_rel: bool) -> dict[str, Any]:
-    x64 = x.astype(np.float64)
-    finite = np.isfinite(x64)
-    all_finite = bool(finite.all())
-    if not all_finite:
-        x64[~finite] = 0.0  # left out of every statistic below
-    a = np.abs(x64)
-    valid = a > 0  # nonzero and finite
-    out: dict[str, Any] = {
-        "n": x.size, "finite": int(np.count_nonzero(finite)),
-        "log2_hist": _binned(a, valid, LOG2_BITS, _LOG2_BASE, N_LOG2_BINS),
-        "log2_zero": int(np.count_nonzero(finite) - np.count_nonzero(valid)), "rows": [],
-    }  # fmt: skip
-    flat = a.reshape(-1)
-    signal = float(np.sum(np.square(flat)))  # (np.dot would start BLAS threads)
-    for row in rows:
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            q, y, stored, element = _scaled_results(x64, row, amax)
-            err = np.abs(q - x64)
-            if not np.isfinite(q).all():
-                err[~np.isfinite(q)] = np.inf
-            rel = err / a
-        small = element.smallest_normal if element is not None else 0.0
-        stored_abs = np.abs(stored)
-        finite_rel = np.isfinite(rel)
-        zero = int(np.count_nonzero(valid & (rel == 0)))
-        nonfinite = int(np.count_nonzero(valid & ~finite_rel))
-        hist = _rel_hist(np.where(finite_rel, rel, 0.0), valid)
-        hist[0] -= zero  # exact zeros have a count of their own
-        err_flat = err.reshape(-1)
-        out["rows"].append({
-            "overflow": int(np.count_nonzero(_overflowing(y, element))),
-            "flushed_to_zero": int(np.count_nonzero(valid & (q == 0))),
-            "subnormal": int(np.count_nonzero((stored_abs > 0) & (stored_abs < small))),
-            "nonzero": int(np.count_nonzero(valid)), "zero": zero, "nonfinite": nonfinite,
-            "rel_hist": hist, "max_rel": float(np.max(rel, where=valid, initial=0.0)),
-            "signal": signal, "noise": float(np.sum(np.square(err_flat))),
-            "rel": [rel[valid]] if keep_rel else None,
-        })  # fmt: skip
-    return out
-
-
-def combine(a: dict[str, Any], b: dict[str, Any], *, keep_rel: bool = False) -> dict[str, Any]:
-    """Two chunks' partials as one (the exact ``rel`` arrays joined if ``keep_rel``)."""
-    out = {key: a[key] + b[key] for key in ("n", "finite", "log2_hist", "log2_zero")}
-    out["rows"] = []
-    for ra, rb in zip(a["rows"], b["rows"], strict=True):
-        row = {key: ra[key] + rb[key] for key in ra if key not in ("max_rel", "rel")}
-        row["max_rel"] = max(ra["max_rel"], rb["max_rel"])
-        row["rel"] = ra["rel"] + rb["rel"] if keep_rel else None  # lists, joined once
-        out["rows"].append(row)
-    return out
-
-
-def quantile(row: dict[str, Any], q: float, max_rel: float) -> float:
-    """The q-quantile of the relative errors, from a row's histogram (see the
-    module notes for its bound)."""
-    n = row["zero"] + int(row["rel_hist"].sum()) + row["nonfinite"]
+def quantile(row: RowStats, q: float) -> float:
+    """The q-quantile (``inverted_cdf``) of a row's relative errors, from its
+    histogram (see the module notes for the bound)."""
+    counted = row.hist.total()
+    n = row.zero + counted + row.nonfinite
     if n == 0:
-        return float("nan")
-    rank = max(1, int(np.ceil(q * n)))
-    if rank <= row["zero"]:
+        return math.nan
+    rank = max(1, math.ceil(q * n))
+    if rank <= row.zero:
         return 0.0
-    cumulative = row["zero"] + np.cumsum(row["rel_hist"])
-    if rank > cumulative[-1]:
-        return float("inf")
-    index = int(np.searchsorted(cumulative, rank))
-    if index == N_REL_BINS - 1:  # the last bin is open above: its values are <= max
-        return max_rel
-    return min(bin_edge(index + 1), max_rel)
+    if rank > row.zero + counted:
+        return math.inf
+    cumulative = row.zero + np.cumsum(row.hist.counts)
+    index = int(np.searchsorted(cumulative, rank)) + row.hist.offset
+    return min(bin_edge(index + 1), row.max_rel)
 
 
-def exact_quantiles(rel: list[np.ndarray], qs: tuple[float, ...]) -> list[float]:
-    """The exact quantiles (``inverted_cdf``) of the relative errors kept in pieces."""
-    joined = np.concatenate(rel) if rel else np.empty(0)
-    if joined.size == 0:
-        return [float("nan")] * len(qs)
-    joined[np.isnan(joined)] = np.inf
-    return [float(v) for v in np.quantile(joined, qs, method="inverted_cdf")]
-
-
-__all__ = ["QUANTILE_BOUND", "BlockFormat", "combine", "log2_edges", "partials", "quantile"]
+def snr_db(signal: ScaledSum, noise: ScaledSum, scale: float | None = None) -> float:
+    """``10 log10(signal / noise)``; ``noise`` summed in a domain scaled by ``scale``
+    (per-tensor rows) is divided by ``scale**2`` first. inf for no noise, -inf for
+    an infinite noise."""
+    top, bottom = signal.log2(), noise.log2()
+    if bottom == -math.inf:
+        return math.inf
+    if bottom == math.inf:
+        return -math.inf
+    if top == -math.inf:
+        return -math.inf
+    if scale is not None:
+        bottom -= 2 * math.log2(scale)
+    return 10 * math.log10(2) * (top - bottom)
