@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.block_formats import BlockFormat, _axis, get_block_format
+from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ..exact import check_rounding
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
 from ._core import float_bits, round_count

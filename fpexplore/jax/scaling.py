@@ -1,6 +1,6 @@
 """Per-tensor scaling of JAX arrays, as FP8 training does it, inside ``jit``.
 
-The same rules as :mod:`fpexplore.core.scaling`, as pure functions of arrays: a
+The same rules as :mod:`fpexplore.scaling.per_tensor`, as pure functions of arrays: a
 tensor's amax (:func:`amax_of`), the scale ``max / amax / 2**margin`` stored as
 float32 (:func:`compute_scale`), and :func:`scale_per_tensor`, which multiplies by
 the scale, rounds into the format and divides again, each product and quotient
@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core.scaling import RECIPES
+from ..scaling.per_tensor import RECIPES
 from ..exact import check_overflow, check_rounding
 from ..formats import FormatLike, get_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
