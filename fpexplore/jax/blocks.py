@@ -33,8 +33,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ..exact import check_rounding
+from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
 from ._core import float_bits, round_count
 from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
