@@ -30,6 +30,7 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ..formats import Format
 from ._bits import INF, MAGNITUDE, SIGN, TOP, compose, decompose, i32, shift_left, shift_right, u32
@@ -136,13 +137,88 @@ def toward_zero(rounding: str, negative: Any) -> Any:
 
 
 def round_bits(u: Any, spec: Spec, rounding: str, random: Any = None) -> Any:
-    """Round float32 bit patterns ``u`` (uint32) into the format: float32 bits."""
+    """Round float32 bit patterns ``u`` (uint32) into the format: float32 bits.
+
+    Three routes, chosen by the format (statically), the same results:
+
+    * float32's exponent range (bfloat16, TF32): :func:`round_in_place` alone;
+    * normals inside float32's and a smallest subnormal float32 holds as a normal
+      (float16, every FP8 but E8M0 and P3109 p1, FP6, FP4): :func:`round_in_place`
+      at and above the smallest normal, :func:`round_below_normal` under it;
+    * any other format (E8M0, P3109 with no mantissa bits, custom formats reaching
+      below float32's normals): the general :func:`round_normalized`.
+    """
     u = u32(u)
     a = u & u32(MAGNITUDE)
     negative = (u & u32(SIGN)) != 0
-    sig, e = decompose(jnp.minimum(a, u32(INF - 1)))  # inf and NaN: replaced below
-    result = round_normalized(sig, e, negative, spec, rounding, random)
+    finite = jnp.minimum(a, u32(INF - 1))  # inf and NaN: replaced below
+    m, emin = spec.mantissa_bits, spec.emin
+    if m == 0 or not spec.has_zero or emin < -126 or emin - m < -126 < emin:
+        result = round_normalized(*decompose(finite), negative, spec, rounding, random)
+        return specials(result, u, a, negative, spec)
+    magnitude = round_in_place(finite, negative, 23 - m, rounding, random)
+    if emin > -126:
+        small = round_below_normal(finite, negative, m, emin, rounding, random)
+        magnitude = jnp.where(finite < u32((emin + 127) << 23), small, magnitude)
+    result = _zeros(_overflow(magnitude, negative, spec, rounding), a == 0, negative, spec,
+                    rounding)  # fmt: skip
     return specials(result, u, a, negative, spec)
+
+
+def round_below_normal(
+    a: Any, negative: Any, m: int, emin: int, rounding: str, random: Any
+) -> Any:  # fmt: skip
+    """Round finite float32 magnitudes below ``2**emin`` to a whole number ``n`` of the
+    quantum ``q = 2**(emin - m)``, a float32 normal: ``n`` is the significand (with
+    its implicit bit) shifted right, rounded as :func:`round_count` rounds; ``n * q``
+    is ``n`` converted to float32 (exact: ``n <= 2**m``) with ``emin - m`` added to
+    its exponent field."""
+    field = lax.shift_right_logical(a, u32(23))
+    sig = (a & u32(0x7F_FFFF)) | jnp.where(field > 0, u32(0x80_0000), u32(0))
+    cut = 150 + emin - m - jnp.maximum(i32(field), 1)  # >= 24 - m: q over the input's unit
+    if rounding == "stochastic":
+        fraction = jnp.where(cut <= 32, shift_left(sig, 32 - cut), shift_right(sig, cut - 32))
+        n = shift_right(sig, cut) + u32(random < fraction)
+    else:
+        far = cut > 25  # below a quarter quantum (sig < 2**24): rounds as one bit would
+        sig = jnp.where(far, u32(sig != 0), sig)
+        cut = u32(jnp.minimum(cut, 25))
+        half = lax.shift_left(u32(1), cut - u32(1))
+        if rounding == "nearest_even":
+            bias = half - u32(1) + (lax.shift_right_logical(sig, cut) & u32(1))
+        elif rounding == "nearest_away":
+            bias = half
+        elif rounding == "toward_zero":
+            bias = u32(0)
+        else:
+            away = ~negative if rounding == "up" else negative
+            bias = jnp.where(away, half + half - u32(1), u32(0))
+        n = lax.shift_right_logical(sig + bias, cut)
+    as_float = lax.bitcast_convert_type(lax.convert_element_type(i32(n), jnp.float32), jnp.uint32)
+    return jnp.where(n == 0, u32(0), as_float + u32(((emin - m) << 23) & 0xFFFF_FFFF))
+
+
+def round_in_place(a: Any, negative: Any, cut: int, rounding: str, random: Any) -> Any:
+    """Round finite float32 magnitude bits to their last ``23 - cut`` mantissa bits:
+    the whole rounding of a format with float32's exponent range (bfloat16, TF32),
+    whose grid is float32's bits with the last ``cut`` cleared, subnormals included
+    (a carry moves to the next binade as it should). The shortcut of round_f32's
+    float32-exponent path, for every mode."""
+    if cut == 0:
+        return a
+    low = (1 << cut) - 1
+    if rounding == "nearest_even":
+        bias = u32(low >> 1) + (lax.shift_right_logical(a, u32(cut)) & u32(1))
+    elif rounding == "nearest_away":
+        bias = u32((low >> 1) + 1)
+    elif rounding == "toward_zero":
+        return a & u32(~low & 0xFFFF_FFFF)
+    elif rounding == "stochastic":  # up with probability (cut bits) / 2**cut, exactly
+        bias = lax.shift_right_logical(random, u32(32 - cut))
+    else:
+        away = ~negative if rounding == "up" else negative
+        bias = jnp.where(away, u32(low), u32(0))
+    return (a + bias) & u32(~low & 0xFFFF_FFFF)  # a + bias < 2**31: no wrap
 
 
 def round_normalized(

@@ -31,9 +31,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..scaling.per_tensor import RECIPES
 from ..exact import check_overflow, check_rounding
 from ..formats import FormatLike, get_format
+from ..scaling.per_tensor import RECIPES
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
 from ._core import Spec, float_bits, round_count, round_normalized, spec_for, specials
 from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits

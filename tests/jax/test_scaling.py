@@ -15,8 +15,10 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 fjax = pytest.importorskip("fpexplore.jax")
 
-FORMATS = ["float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "float4_e2m1fn",
-           "float8_e4m3fnuz", "p3109_p3"]  # fmt: skip
+FORMATS = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn"] + [
+    pytest.param(f, marks=pytest.mark.slow)
+    for f in ("float16", "bfloat16", "float8_e4m3fnuz", "p3109_p3")
+]  # a few seconds each: three formats (IEEE, fn, none) in the fast suite
 
 
 def _same(got: object, want: np.ndarray) -> bool:
@@ -58,6 +60,9 @@ def test_scale_per_tensor_equals_numpy(name: str) -> None:
     x = (rng.standard_normal(3000) * np.exp2(rng.integers(-40, 20, 3000))).astype(np.float32)
     x[::17] = 0.0
     x[1::17] = -0.0
+    x[2::500], x[3::500] = np.inf, -np.inf
+    if fpx.get_format(name).has_nan:
+        x[4::500] = np.nan
     history = np.float32([0.5, 300.0, 2.0e4])
     cases = [dict(), dict(margin=2), dict(power_of_two=True), dict(overflow=None),
              dict(recipe="delayed", amax_history=history),
@@ -69,15 +74,6 @@ def test_scale_per_tensor_equals_numpy(name: str) -> None:
         want = _reference(x, name, **kwargs)
         for field, g, w in zip(("values", "scaled", "scale", "amax"), got, want, strict=True):
             assert _same(g, w), (name, kwargs, field)
-
-
-def test_inf_and_nan_inputs() -> None:
-    x = np.float32([1.0, -np.inf, np.inf, np.nan, -2.5])
-    for name in ("float8_e4m3fn", "float8_e5m2"):
-        for overflow in ("saturate", None):
-            got = fjax.scale_per_tensor(jnp.asarray(x), name, overflow=overflow)
-            want = _reference(x, name, overflow=overflow)
-            assert all(_same(g, w) for g, w in zip(got, want, strict=True)), (name, overflow)
 
 
 @pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
@@ -122,7 +118,7 @@ def test_stochastic_scaled_values_are_neighbours() -> None:
 
 def test_amax_of_and_errors() -> None:
     x = random_float32()
-    assert float(fjax.amax_of(jnp.asarray(x))) == fpx.core.scaling.amax_of(x)
+    assert float(fjax.amax_of(jnp.asarray(x))) == fpx.scaling.per_tensor.amax_of(x)
     assert float(fjax.amax_of(jnp.asarray([np.nan, -np.inf], jnp.float32))) == 0.0
     with pytest.raises(ValueError, match="non-empty 1-d amax_history"):
         fjax.scale_per_tensor(jnp.ones(3), "e4m3", recipe="delayed")
