@@ -95,7 +95,8 @@ def plot_update_sizes(
     logs = np.log2(update_ratios(w, u, fmt))
     lo, hi = (np.floor(logs.min()), np.ceil(logs.max())) if logs.size else (-1.0, 1.0)
     bins = np.arange(lo, max(hi, lo + 1) + 0.5, 0.5)
-    ax.hist(logs[logs < 0], bins=bins, color=LOST, alpha=0.8, label="below half a spacing: lost to nearest")
+    lost = "below half a spacing: lost to nearest"
+    ax.hist(logs[logs < 0], bins=bins, color=LOST, alpha=0.8, label=lost)
     ax.hist(logs[logs >= 0], bins=bins, color=format_color(0), alpha=0.8, label="half or more")
     ax.axvline(0, color="0.2", ls="--", lw=1.5)
     label_axes(
