@@ -94,7 +94,7 @@ def plot_update_sizes(
     vanished = int(np.count_nonzero(stored == w[moving]))
     logs = np.log2(update_ratios(w, u, fmt))
     lo, hi = (np.floor(logs.min()), np.ceil(logs.max())) if logs.size else (-1.0, 1.0)
-    bins = np.arange(lo, max(hi, lo + 1) + 0.5, 0.5)
+    bins = np.arange(lo, max(hi, lo + 1) + 0.5, 0.5).tolist()
     lost = "below half a spacing: lost to nearest"
     ax.hist(logs[logs < 0], bins=bins, color=LOST, alpha=0.8, label=lost)
     ax.hist(logs[logs >= 0], bins=bins, color=format_color(0), alpha=0.8, label="half or more")
