@@ -39,8 +39,9 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
     Parameters
     ----------
     model : keras.Model
-        A built model (give it a ``keras.Input``, or call it once), not yet compiled,
-        of float32 layers (the default dtype policy), on Keras' JAX backend.
+        A model not yet compiled, of float32 layers (the default dtype policy), on
+        Keras' JAX backend. Built or not: the weights of a model built later are
+        stored in the format when ``fit`` builds the optimizer.
     policy : FormatPolicy or str
         A policy, or the name of one of :data:`PRESETS`.
     exclude : names of layers

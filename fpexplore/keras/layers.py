@@ -1,6 +1,6 @@
 """Emulated layers: Dense, EinsumDense and Conv1D/2D/3D computing under a policy.
 
-:func:`emulate_layer` changes one built layer in place. Its matmul (or einsum, or
+:func:`emulate_layer` changes one layer in place (built or not). Its matmul (or einsum, or
 convolution) takes operands rounded into the policy's forward format, sums in float32,
 and rounds the gradient of its output into the backward format on the way back
 (:mod:`fpexplore.keras.operands`); the bias, the activation and everything else
@@ -164,7 +164,7 @@ def _accept_training(layer: Any, call: Callable[..., Any]) -> None:
 
 
 def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
-    """Make a built ``layer`` compute under ``policy`` (in place); returns its state."""
+    """Make ``layer`` compute under ``policy`` (in place); returns its state."""
     kind = kind_of(layer)
     if kind is None:
         raise TypeError(f"{type(layer).__name__} layers are not emulated")

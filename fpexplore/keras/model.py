@@ -2,7 +2,8 @@
 
 How a model changes, in place:
 
-* its trainable variables are rounded into ``policy.weights`` (to nearest) at once;
+* its trainable variables are rounded into ``policy.weights`` (to nearest) at once, or,
+  for a model not built yet, when the optimizer is built at the start of ``fit``;
 * each Dense, EinsumDense and Conv1D/2D/3D layer gets its rounding
   (:mod:`fpexplore.keras.layers`); every other layer runs in float32;
 * ``model.compile`` is wrapped: the optimizer it makes is wrapped in a
@@ -30,11 +31,6 @@ def _check(model: Any, keras: Any, layers: list[Any]) -> None:
         raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
     if getattr(model, "fpexplore_policy", None) is not None:
         raise ValueError(f"model {model.name!r} is emulated already; build a fresh model")
-    if not model.built:
-        raise ValueError(
-            f"model {model.name!r} is not built: give it a keras.Input (or call it once) "
-            "before emulate"
-        )
     if getattr(model, "compiled", False):
         raise ValueError(
             f"model {model.name!r} is compiled already: call emulate before compile "
@@ -62,7 +58,7 @@ def _round_weights(variables: list[Any], fmt: str) -> None:
         variable.assign(stored.astype(np.float32))
 
 
-def _wrap_compile(model: Any, policy: FormatPolicy, weights: list[Any], keras: Any) -> None:
+def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
     from .optimizer import FormatOptimizer
 
     compile_model = model.compile
@@ -77,7 +73,7 @@ def _wrap_compile(model: Any, policy: FormatPolicy, weights: list[Any], keras: A
                 inner = keras.optimizers.LossScaleOptimizer(inner)
         elif policy.loss_scale is not None:
             inner.loss_scale_factor = float(policy.loss_scale)
-        model.optimizer = FormatOptimizer(inner, policy, weights)
+        model.optimizer = FormatOptimizer(inner, policy)
 
     compile.__doc__ = compile_model.__doc__
     object.__setattr__(model, "compile", compile)
@@ -116,8 +112,8 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     unknown = sorted(set(exclude) - {layer.name for layer in layers})
     if unknown:
         raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
-    weights = [v for v in model.trainable_variables if not v.overwrite_with_gradient]
-    if policy.weights is not None:
+    if policy.weights is not None and model.built:  # else the optimizer rounds them, when built
+        weights = [v for v in model.trainable_variables if not v.overwrite_with_gradient]
         _round_weights(weights, policy.weights)
     rounds = policy.forward_spec is not None or policy.backward_spec is not None
     rows = []
@@ -130,6 +126,6 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     report = EmulationReport(policy, name, tuple(rows))
     object.__setattr__(model, "fpexplore_policy", policy)
     object.__setattr__(model, "fpexplore_report", report)
-    _wrap_compile(model, policy, weights, keras)
+    _wrap_compile(model, policy, keras)
     _wrap_summary(model)
     return model

@@ -32,42 +32,45 @@ __all__ = ["FormatOptimizer"]
 
 
 class FormatOptimizer(keras.optimizers.Optimizer):
-    """Wraps ``inner_optimizer``; rounds the variables in ``rounded`` into ``policy.weights``.
+    """Wraps ``inner_optimizer``; stores the weights it updates in ``policy.weights``.
+
+    The weights are the variables it is built with, but for those with
+    ``overwrite_with_gradient`` (the amax histories of delayed scaling), which hold
+    state rather than weights.
 
     Parameters
     ----------
     inner_optimizer : keras.optimizers.Optimizer
     policy : FormatPolicy
-    rounded : collection of keras.Variable
-        The weights stored in ``policy.weights`` (the model's trainable variables).
     """
 
-    def __init__(
-        self, inner_optimizer: Any, policy: FormatPolicy, rounded: Sequence[Any], name: Any = None
-    ) -> None:
+    def __init__(self, inner_optimizer: Any, policy: FormatPolicy, name: Any = None) -> None:
         super().__init__(learning_rate=0.0, name=name or "format_optimizer")
         self.inner_optimizer = inner_optimizer
         self.policy = policy
-        self._rounded_ids = frozenset(id(v) for v in rounded)
         self.master_weights: list[Any] = []
         self._layout: list[int | None] = []
 
     def build(self, var_list: Sequence[Any]) -> None:
-        """Create the master copies (if asked) and build the inner optimizer."""
+        """Create the master copies (if asked), store the weights in the format (to
+        nearest), and build the inner optimizer."""
         var_list = list(var_list)
+        weighty = self.policy.weights is not None
+        self._round = [weighty and not v.overwrite_with_gradient for v in var_list]
         masters: list[Any] = []
         layout: list[int | None] = []  # per variable: its master's index, or None
-        for variable in var_list:
-            if self.policy.master_weights and id(variable) in self._rounded_ids:
+        for variable, rounded in zip(var_list, self._round, strict=True):
+            if self.policy.master_weights and rounded:
                 master = self.add_variable_from_reference(variable, name="master")
                 master.assign(jnp.array(variable.value, copy=True))  # a buffer of its own
                 layout.append(len(masters))
                 masters.append(master)
             else:
                 layout.append(None)
+            if rounded:
+                variable.assign(fpx_jax.round_to(variable.value, self.policy.weights))
         self.master_weights = masters
         self._layout = layout
-        self._round = [id(v) in self._rounded_ids for v in var_list]
         targets = [v if j is None else masters[j] for v, j in zip(var_list, layout, strict=True)]
         self.inner_optimizer.build(targets)
         super().build(var_list)

@@ -178,6 +178,33 @@ def test_excluded_layers_run_in_float32(keras, mlp):
         emulate(mlp(), "fp8", exclude=["nope"])
 
 
+def test_models_built_later_are_emulated_too(keras, data):
+    """No keras.Input: the layers are built by fit, and the weights stored at its start."""
+
+    class Subclassed(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = keras.layers.Dense(16, activation="relu")
+            self.out = keras.layers.Dense(3, activation="softmax")
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+    for model in (
+        keras.Sequential([keras.layers.Dense(16, activation="relu"), keras.layers.Dense(3)]),
+        Subclassed(),
+    ):
+        assert not model.built
+        model = emulate(model, "bfloat16_weights")
+        assert len(model.fpexplore_report.emulated) == 2
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+        model.fit(*data, epochs=1, batch_size=32, verbose=0)
+        assert len(model.trainable_variables) == 4
+        for variable in model.trainable_variables:
+            value = _np(variable)
+            assert np.array_equal(value, _r(value, "bfloat16")), variable.path
+
+
 def test_float32_policy_emulates_nothing(keras, mlp):
     model = emulate(mlp(), "float32")
     assert model.fpexplore_report.emulated == ()
@@ -191,9 +218,6 @@ def test_clear_errors(keras, mlp, monkeypatch):
         emulate(mlp(), FormatPolicy("fp9"))
     with pytest.raises(TypeError, match="emulate needs a keras.Model, got Dense"):
         emulate(keras.layers.Dense(3), "fp8")
-    unbuilt = keras.Sequential([keras.layers.Dense(3)])
-    with pytest.raises(ValueError, match="is not built: give it a keras.Input"):
-        emulate(unbuilt, "fp8")
     compiled = mlp()
     compiled.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match="call emulate before compile"):
