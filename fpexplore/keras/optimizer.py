@@ -55,8 +55,8 @@ class FormatOptimizer(keras.optimizers.Optimizer):
         """Create the master copies (if asked), store the weights in the format (to
         nearest), and build the inner optimizer."""
         var_list = list(var_list)
-        weighty = self.policy.weights is not None
-        self._round = [weighty and not v.overwrite_with_gradient for v in var_list]
+        fmt = self.policy.weights
+        self._round = [fmt is not None and not v.overwrite_with_gradient for v in var_list]
         masters: list[Any] = []
         layout: list[int | None] = []  # per variable: its master's index, or None
         for variable, rounded in zip(var_list, self._round, strict=True):
@@ -67,8 +67,8 @@ class FormatOptimizer(keras.optimizers.Optimizer):
                 masters.append(master)
             else:
                 layout.append(None)
-            if rounded:
-                variable.assign(fpx_jax.round_to(variable.value, self.policy.weights))
+            if fmt is not None and rounded:
+                variable.assign(fpx_jax.round_to(variable.value, fmt))
         self.master_weights = masters
         self._layout = layout
         targets = [v if j is None else masters[j] for v, j in zip(var_list, layout, strict=True)]
