@@ -194,19 +194,35 @@ def test_exercises_print_no_solutions_and_have_a_solutions_notebook(path: Path):
     assert solutions.exists(), f"{path.name} has exercises but no {solutions.name}"
 
 
-_EXERCISE = re.compile(r"\*\*Exercise (\d+)\*\* \((★{1,3})[^)]*?, (\d+) min\)")
+_EXERCISE = re.compile(
+    r"\*\*Exercise (\d+)\*\* \((predict|compute|explain|explore), (★{1,3}), (\d+) min\)"
+)
+_TOTAL = re.compile(r"Exercises: (\d+) min")
+_DURATION = re.compile(
+    r"\*\*Duration\.\*\* About (\d+) minutes: (\d+) for the walk-through, (\d+) for the exercises"
+)
 
 
-@pytest.mark.parametrize("path", [_param(p) for p in _LESSONS if p.name[:2] in {"04", "05", "06"}])
-def test_exercises_are_labelled_and_some_ask_to_predict_or_why(path: Path):
-    """Each exercise says its level (★ to ★★★) and minutes; some ask to predict, some why."""
+@pytest.mark.parametrize("path", [_param(p) for p in sorted(NOTEBOOKS.glob("0[1-7]*-*.ipynb"))])
+def test_exercises_are_labelled_and_their_minutes_add_up(path: Path):
+    """One scheme in every notebook: ``**Exercise N** (kind, ★ to ★★★, M min)``, kind one
+    of predict, compute, explain, explore; the section states ``Exercises: T min`` with T
+    the sum of the M, and the teacher's box gives the same T and a total that adds up."""
     text = "\n".join(t for kind, t in _exercise_cells(path) if kind == "markdown")
     starts = re.findall(r"\*\*Exercise \d+", text)
     labelled = _EXERCISE.findall(text)
     assert starts and len(labelled) == len(starts), f"unlabelled exercises in {path.name}"
-    assert [int(n) for n, _, _ in labelled] == list(range(1, len(labelled) + 1))
-    assert re.search(r"\(★★ predict", text), f"{path.name}: no predict-then-check exercise"
-    assert re.search(r"\(★★ why", text), f"{path.name}: no why exercise"
-    solutions = _markdown(NOTEBOOKS / "solutions" / f"{path.name[:2]}-solutions.ipynb")
-    for number, _, _ in labelled:
+    assert [int(n) for n, *_ in labelled] == list(range(1, len(labelled) + 1))
+    kinds = {kind for _, kind, _, _ in labelled}
+    assert {"predict", "explain"} <= kinds, f"{path.name}: no predict or no explain exercise"
+    minutes = sum(int(m) for *_, m in labelled)
+    totals = [int(t) for t in _TOTAL.findall(text)]
+    assert totals == [minutes], f"{path.name}: 'Exercises: {minutes} min' expected, {totals}"
+    box = _cells(path)[0][1]
+    durations = _DURATION.findall(box)
+    assert len(durations) == 1, f"{path.name}: the teacher's box gives no split duration"
+    total, walk, exercises = (int(v) for v in durations[0])
+    assert exercises == minutes and total == walk + exercises, (path.name, durations[0])
+    solutions = _markdown(NOTEBOOKS / "solutions" / f"{path.name.split('-')[0]}-solutions.ipynb")
+    for number, *_ in labelled:
         assert f"## Exercise {number}" in solutions, f"no solution to exercise {number}"

@@ -318,7 +318,8 @@ def plot_dot_accumulation(
         for i, name in enumerate(acc.rel_error):
             u, roundings = get_format(name).eps / 2, acc.n_terms - (name != "float16")
             count = "n" if name == "float16" else "(n - 1)"
-            ax.loglog(acc.n_terms, roundings * u, ls="--", lw=1.8, color=format_color(i),
+            bound = np.where(roundings > 0, roundings * u, np.nan)  # 0 has no place on a log axis
+            ax.loglog(acc.n_terms, bound, ls="--", lw=1.8, color=format_color(i),
                       gid=f"{name} bound",
                       label=f"{name} bound: {count} u, u = {u:.2g}")  # fmt: skip
     label_axes(ax, "Dot product of float16 vectors", "number of terms", "relative error")
