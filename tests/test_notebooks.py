@@ -207,7 +207,8 @@ _DURATION = re.compile(
 def test_exercises_are_labelled_and_their_minutes_add_up(path: Path):
     """One scheme in every notebook: ``**Exercise N** (kind, ★ to ★★★, M min)``, kind one
     of predict, compute, explain, explore; the section states ``Exercises: T min`` with T
-    the sum of the M, and the teacher's box gives the same T and a total that adds up."""
+    the sum of the M, the teacher's box gives the same T and a total that adds up, and
+    each solution's heading repeats its exercise's label."""
     text = "\n".join(t for kind, t in _exercise_cells(path) if kind == "markdown")
     starts = re.findall(r"\*\*Exercise \d+", text)
     labelled = _EXERCISE.findall(text)
@@ -224,5 +225,6 @@ def test_exercises_are_labelled_and_their_minutes_add_up(path: Path):
     total, walk, exercises = (int(v) for v in durations[0])
     assert exercises == minutes and total == walk + exercises, (path.name, durations[0])
     solutions = _markdown(NOTEBOOKS / "solutions" / f"{path.name.split('-')[0]}-solutions.ipynb")
-    for number, *_ in labelled:
-        assert f"## Exercise {number}" in solutions, f"no solution to exercise {number}"
+    for number, kind, stars, m in labelled:  # the solution's heading repeats the label
+        heading = f"## Exercise {number} ({kind}, {stars}, {m} min)"
+        assert heading in solutions, f"no solution headed {heading!r}"
