@@ -27,6 +27,7 @@ import fpexplore
 __all__ = ["SumErrors", "sum_error_bound", "summation_errors"]
 
 ORDERS = ("sequential", "pairwise", "kahan")
+SIZES = tuple(2**k for k in range(1, 15))  # 2 to 16384 values
 
 
 def sum_error_bound(n: int | np.ndarray, order: str, u: float) -> np.ndarray:
@@ -66,7 +67,7 @@ class SumErrors:
 
 
 def summation_errors(
-    sizes: Sequence[int] = tuple(2**k for k in range(1, 15)),
+    sizes: Sequence[int] = SIZES,
     fmt: str = "float16",
     trials: int = 10,
     seed: int = 0,

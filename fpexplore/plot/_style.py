@@ -11,6 +11,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.text import Annotation, Text
 
 from fpexplore.core.density import Binade
@@ -29,6 +30,7 @@ __all__ = [
     "drop_overlapping",
     "format_color",
     "label_axes",
+    "laid_out",
     "new_axes",
     "renderer_of",
     "staircase",
@@ -99,6 +101,16 @@ def staircase(
     if hi is not None:
         cut[-1] = min(cut[-1], hi)
     return np.array(cut), rows[left:right]
+
+
+def laid_out(ax: Axes) -> Any:
+    """Lay out the figure of ``ax`` (its root figure, for an Axes of a subfigure) as a
+    draw would, and return the renderer that measures its text."""
+    fig: Any = ax.figure
+    while not isinstance(fig, Figure):  # a SubFigure: its parents lead to the root
+        fig = fig.figure
+    fig.draw_without_rendering()
+    return renderer_of(fig)
 
 
 def renderer_of(fig: Any) -> Any:

@@ -11,7 +11,7 @@ from matplotlib.transforms import Bbox
 
 from fpexplore.formats import FORMATS, FormatLike
 
-from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, renderer_of, text_box
+from ._style import TEXT_SIZE, as_formats, format_color, label_axes, laid_out, new_axes, text_box
 
 __all__ = ["format_map"]
 
@@ -115,11 +115,10 @@ def _name_points(ax: Axes, fmts: list[Any], legend: Any) -> None:
     """Write each format's name next to its marker where it overlaps no other name, no
     marker and not the legend, measured in pixels once the figure is laid out. The
     most crowded markers choose first."""
-    fig = ax.figure
-    fig.draw_without_rendering()
-    renderer = renderer_of(fig)
+    renderer = laid_out(ax)
+    dpi = ax.figure.dpi
     axes_box = ax.get_window_extent(renderer)
-    radius = 6 * fig.dpi / 72  # the larger marker's radius, in pixels
+    radius = 6 * dpi / 72  # the larger marker's radius, in pixels
     taken = [legend.get_window_extent(renderer).padded(2)]
     centres = []
     for line in ax.get_lines():

@@ -23,8 +23,8 @@ from ._style import (
     TICK_SIZE,
     drop_overlapping,
     label_axes,
+    laid_out,
     new_axes,
-    renderer_of,
 )
 
 __all__ = ["default_window", "number_line"]
@@ -237,8 +237,7 @@ def _binade_lines(ax: Axes, fmt: Format, lo: float, hi: float) -> None:
 def _label_powers(ax: Axes) -> None:
     """Keep the labels of the powers of two that fit, the largest first, on ``ax`` and
     its zoomed panel: measured in pixels once the figure is laid out."""
-    ax.figure.draw_without_rendering()
-    renderer = renderer_of(ax.figure)
+    renderer = laid_out(ax)
     zoomed = [a for a in ax.figure.axes + ax.child_axes if a.get_gid() == "zoom"]
     for axes in (ax, *zoomed):
         labels = [t for t in axes.texts if t.get_gid() == "power of two"]

@@ -64,8 +64,7 @@ def plot_report(report: Any, ax: Axes | None = None, *, log: bool = False) -> Ax
     ax = new_axes(ax, figsize=(10, 6))
     edges, counts = report.log2_edges(), report.log2_hist
     nonzero = np.flatnonzero(counts)
-    rows = [_ranges(f, report.amax) for f in report.formats]
-    rows = [r for r in rows if r is not None]
+    rows = [r for f in report.formats if (r := _ranges(f, report.amax)) is not None]
     if nonzero.size:
         lo, hi = edges[nonzero[0]] - 3, edges[nonzero[-1] + 1] + 3
     else:
