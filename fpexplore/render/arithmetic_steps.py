@@ -10,8 +10,8 @@ from ..core.rounding_explain import explain_rounding
 from .text import exact_decimal, is_huge, magnitude_text, short_repr
 
 if TYPE_CHECKING:
+    from ..arith.operation import Operation
     from ..core.decode import FloatParts
-    from ..core.operation import Operation
 
 __all__ = [
     "NAMES",
