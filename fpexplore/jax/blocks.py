@@ -36,9 +36,10 @@ import numpy as np
 from ..exact import check_rounding
 from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
-from ._core import float_bits, round_count
+from ._core import float_bits
 from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
 from ._random import random_bits
+from ._rounding import round_count
 
 __all__ = ["quantize_blocks"]
 

@@ -35,9 +35,10 @@ from ..exact import check_overflow, check_rounding
 from ..formats import FormatLike, get_format
 from ..scaling.per_tensor import RECIPES
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
-from ._core import Spec, float_bits, round_count, round_normalized, spec_for, specials
+from ._core import Spec, float_bits, round_normalized, spec_for, specials
 from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
 from ._random import key_words, random_bits
+from ._rounding import round_count
 
 __all__ = ["ScaledTensor", "amax_of", "compute_scale", "record_amax", "scale_per_tensor"]
 
