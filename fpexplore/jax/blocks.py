@@ -151,7 +151,7 @@ def _nvfp4(
     sig: Any, e: Any, negative: Any, amax: Any, special: Any, rounding: str, random: Any
 ) -> tuple[Any, Any, Any]:  # fmt: skip
     """NVFP4: the tensor scale, the block scales, the elements and their values."""
-    finite_amax = jnp.max(jnp.where(special, u32(0), amax))
+    finite_amax = jnp.max(jnp.where(special, u32(0), amax), initial=np.uint32(0))
     g = _round_positive(*divide(*decompose(finite_amax), *_constant(2688.0), bits=26), 23, -126)
     g = jnp.where(finite_amax == 0, u32(float_bits(1.0)), jnp.maximum(g, u32(1)))  # >= 2**-149
     g_sig, g_e = decompose(g)
