@@ -36,9 +36,10 @@ import numpy as np
 from ..exact import check_rounding
 from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
-from ._core import float_bits, round_count
+from ._core import float_bits
 from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
 from ._random import random_bits
+from ._rounding import round_count
 
 __all__ = ["quantize_blocks"]
 
@@ -150,7 +151,7 @@ def _nvfp4(
     sig: Any, e: Any, negative: Any, amax: Any, special: Any, rounding: str, random: Any
 ) -> tuple[Any, Any, Any]:  # fmt: skip
     """NVFP4: the tensor scale, the block scales, the elements and their values."""
-    finite_amax = jnp.max(jnp.where(special, u32(0), amax))
+    finite_amax = jnp.max(jnp.where(special, u32(0), amax), initial=np.uint32(0))
     g = _round_positive(*divide(*decompose(finite_amax), *_constant(2688.0), bits=26), 23, -126)
     g = jnp.where(finite_amax == 0, u32(float_bits(1.0)), jnp.maximum(g, u32(1)))  # >= 2**-149
     g_sig, g_e = decompose(g)

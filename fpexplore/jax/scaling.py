@@ -35,9 +35,10 @@ from ..exact import check_overflow, check_rounding
 from ..formats import FormatLike, get_format
 from ..scaling.per_tensor import RECIPES
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
-from ._core import Spec, float_bits, round_count, round_normalized, spec_for, specials
+from ._core import Spec, float_bits, round_normalized, spec_for, specials
 from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
 from ._random import key_words, random_bits
+from ._rounding import round_count
 
 __all__ = ["ScaledTensor", "amax_of", "compute_scale", "record_amax", "scale_per_tensor"]
 
@@ -98,7 +99,8 @@ def compute_scale(
 ) -> Any:  # fmt: skip
     """The per-tensor scale ``max / amax / 2**margin`` as a float32 scalar, as
     :func:`fpexplore.compute_scale` computes it: at most ``2**127``; 1.0 for an amax
-    of 0 (and, since a jitted function cannot raise on data, for an inf or NaN one);
+    of 0. A Python number that is negative, inf or NaN raises ValueError, as there;
+    an array cannot raise inside jit: its magnitude is read, and inf or NaN gives 1.0;
     ``power_of_two=True`` rounds it down to a power of two (no lower than
     ``2**-149``), so that scaling and unscaling are exact.
 
@@ -110,7 +112,9 @@ def compute_scale(
     f = get_format(fmt)
     if isinstance(margin, bool) or not isinstance(margin, int):
         raise TypeError(f"margin must be an int, got {margin!r}")
-    bits = to_float32_bits(jnp.abs(jnp.asarray(amax, jnp.float32)))
+    if isinstance(amax, int | float) and not (np.isfinite(amax) and amax >= 0):
+        raise ValueError(f"amax must be finite and >= 0, got {amax!r}")  # as numpy's
+    bits = to_float32_bits(jnp.asarray(amax, jnp.float32)) & u32(MAGNITUDE)  # |amax|
     return jax.lax.bitcast_convert_type(_scale_bits(bits, f.max, margin, power_of_two),
                                         jnp.float32)  # fmt: skip
 

@@ -18,6 +18,10 @@ FORMATS = [name for name in fpx.FORMATS if name != "float64"] + [
     "e2m5",
     "e8m3",  # float32's exponent range, 4 significant bits: subnormals below 2**-126
     "e6m9",
+    # custom biases: normals down to 2**-119 with subnormals below float32's normals,
+    # and normals below float32's (2**-129): the kernel's general route
+    fpx.Format("e7m8_bias120", 7, 8, 120),
+    fpx.Format("e8m4_bias130", 8, 4, 130),
 ]
 
 

@@ -61,7 +61,9 @@ def _inputs(name: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "tf32" else n for n in FORMATS]
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n == "tf32" else n for n in FORMATS],
+    ids=str,
 )  # TF32's 2**18 midpoints take about 10 s
 def test_every_16_bit_code_and_every_midpoint(name: str) -> None:
     """The whole matrix, op by op (:func:`eager_round`); under jit below."""
@@ -73,7 +75,7 @@ def test_every_16_bit_code_and_every_midpoint(name: str) -> None:
                               (name, mode, overflow))  # fmt: skip
 
 
-@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("name", FORMATS, ids=str)
 def test_random_float32_every_mode(name: str) -> None:
     """Random float32s of every kind, every deterministic mode and overflow policy
     (op by op), and nearest-even with one more mode under jit (one compilation)."""
@@ -85,7 +87,7 @@ def test_random_float32_every_mode(name: str) -> None:
             got = float32_bits(eager_round(x, name, mode, overflow))
             assert_bits_equal(got, expected_bits(x, name, mode, overflow), x,
                               (name, mode, overflow))  # fmt: skip
-    modes = sorted({"nearest_even", MODES[len(name) % 5]})  # one more mode, varied
+    modes = sorted({"nearest_even", MODES[len(str(name)) % 5]})  # one more mode, varied
     jitted = jax.jit(lambda v: [fjax.round_to(v, name, m) for m in modes])(jnp.asarray(x))
     for mode, got in zip(modes, jitted, strict=True):
         assert_bits_equal(float32_bits(got), expected_bits(x, name, mode, None), x, (name, mode))

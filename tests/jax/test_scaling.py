@@ -126,6 +126,9 @@ def test_amax_of_and_errors() -> None:
         fjax.scale_per_tensor(jnp.ones(3), "e4m3", recipe="late")
     with pytest.raises(ValueError, match="float64 has values that float32"):
         fjax.scale_per_tensor(jnp.ones(3), "float64")
+    with pytest.raises(ValueError, match="amax must be finite and >= 0, got -1.0"):
+        fjax.compute_scale(-1.0, "e4m3")
+    assert float(fjax.compute_scale(jnp.float32(np.nan), "e4m3")) == 1.0
     with pytest.raises(TypeError, match="margin must be an int"):
         fjax.compute_scale(1.0, "e4m3", margin=0.5)
     with pytest.raises(ValueError, match="non-empty 1-d array"):

@@ -15,7 +15,7 @@ jnp = pytest.importorskip("jax.numpy")
 fjax = pytest.importorskip("fpexplore.jax")
 
 
-@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("name", FORMATS, ids=str)
 def test_always_a_neighbour(name: str) -> None:
     """The result is fpexplore's ``down`` or ``up`` result, bit for bit (NaN inputs:
     the format's NaN, as every mode gives it); beyond the overflow threshold it is
@@ -23,7 +23,7 @@ def test_always_a_neighbour(name: str) -> None:
     x = random_float32()
     if not fpx.get_format(name).has_nan:
         x = x[~np.isnan(x)]
-    key = jax.random.key(len(name))
+    key = jax.random.key(len(str(name)))
     with jax.disable_jit():
         got = float32_bits(fjax.round_to(jnp.asarray(x), name, "stochastic", key=key))
     down, up = (expected_bits(x, name, mode, None) for mode in ("down", "up"))
