@@ -227,7 +227,8 @@ class FloatParts:
     def flags(self) -> frozenset[str]:
         if self.rounding is None:  # a bit pattern: nothing was rounded
             return frozenset()
-        given = ExactReal(self._input_sign, abs(self.input_exact or 0), self._input_special)
+        magnitude = None if self.input_exact is None else abs(self.input_exact)
+        given = ExactReal(self._input_sign, magnitude, self._input_special)
         return conversion_flags(given, self.code, self.format, self.rounding)
 
     # -- neighbours ---------------------------------------------------------------
