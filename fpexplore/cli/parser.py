@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import textwrap
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -46,7 +47,7 @@ for a custom IEEE-like format, or a family (fp8) to see its members; the
 output says what an alias stands for. Flags are IEEE 754's: overflow,
 underflow (tiny after rounding and inexact), inexact, invalid.
 
-JSON (--json): {JSON_RULE}.
+{textwrap.fill(f"JSON (--json): {JSON_RULE}.", 78)}
 
 examples:
   fpexplore 3.14159                    breakdown of 3.14159 in {DEFAULT_FORMAT}
@@ -55,7 +56,7 @@ examples:
   fpexplore 0.1 -f all --json          ... across every format, as JSON
   fpexplore "0.1 + 0.2" -f bfloat16    the sum in bfloat16, step by step
   fpexplore "sqrt(2)" -f all           one operation in every format
-  fpexplore 2**-24 -f half             an exact power of two: float16's smallest subnormal
+  fpexplore "2**-24" -f half           an exact power of two: float16's smallest subnormal
   fpexplore 0.1 0.5 3 100 -f mxfp4     four values quantized as one MXFP4 block
   fpexplore --bits 0x40490FDB          decode a bit pattern (also 0b..., or 0/1 digits)
   fpexplore --bits 0x3C00 0x7C00 -f half   several bit patterns, one after another

@@ -452,7 +452,7 @@ def test_plot_without_matplotlib(capsys, tmp_path, monkeypatch):
     assert status == 2 and out == ""
     assert err.count("\n") == 1
     assert err.startswith("fpexplore: error: plotting needs matplotlib")
-    assert err.endswith('pip install "fpexplore[plot]"\n')
+    assert err.endswith('pip install -e ".[plot]"\n') and "from a clone" in err
     assert not (tmp_path / "d.png").exists()
 
 
