@@ -50,20 +50,21 @@ underflow (tiny after rounding and inexact), inexact, invalid.
 {textwrap.fill(f"JSON (--json): {JSON_RULE}.", 78)}
 
 examples:
-  fpexplore 3.14159                    breakdown of 3.14159 in {DEFAULT_FORMAT}
-  fpexplore -2.5 -f half               negative values work as they are
-  fpexplore 0.1 -f float32 -f bfloat16 one value compared across formats
-  fpexplore 0.1 -f all --json          ... across every format, as JSON
-  fpexplore "0.1 + 0.2" -f bfloat16    the sum in bfloat16, step by step
-  fpexplore "sqrt(2)" -f all           one operation in every format
-  fpexplore "2**-24" -f half           an exact power of two: float16's smallest subnormal
-  fpexplore 0.1 0.5 3 100 -f mxfp4     four values quantized as one MXFP4 block
-  fpexplore --bits 0x40490FDB          decode a bit pattern (also 0b..., or 0/1 digits)
-  fpexplore --bits 0x3C00 0x7C00 -f half   several bit patterns, one after another
-  fpexplore --count 3 4 -f float32     how many float32 values lie in [3, 4)
-  fpexplore --list-formats             the formats and their limits
+  fpexplore 3.14159                      breakdown of 3.14159 in {DEFAULT_FORMAT}
+  fpexplore -2.5 -f half                 negative values work as they are
+  fpexplore 500 -f e4m3                  overflow: above e4m3's largest value, 448
+  fpexplore 0.1 -f float32 -f bfloat16   one value compared across formats
+  fpexplore 0.1 -f all --json            ... across every format, as JSON
+  fpexplore "0.1 + 0.2" -f bfloat16      the sum in bfloat16, step by step
+  fpexplore "sqrt(2)" -f all             one operation in every format
+  fpexplore "2**-24" -f half             an exact power: float16's smallest subnormal
+  fpexplore 0.1 0.5 3 100 -f mxfp4       four values quantized as one MXFP4 block
+  fpexplore --bits 0x40490FDB            decode a bit pattern (also 0b..., or 0/1 digits)
+  fpexplore --bits 0x3C00 0x7C00 -f half  several patterns, one after another
+  fpexplore --count 3 4 -f float32       how many float32 values lie in [3, 4)
+  fpexplore --list-formats               the formats and their limits
   fpexplore --plot density -f e4m3 -o density.png
-  fpexplore --course my-course         copy the notebook course, then open it
+  fpexplore --course my-course           copy the notebook course, then open it
 
 exit status: 0 done, 2 bad input (one line on stderr), 1 cannot read or write."""
 
