@@ -13,6 +13,7 @@ outputs are shown as static snapshots.
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -56,6 +57,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "myst_nb",
     "fpx_docs",
+    "fpx_api",
 ]
 
 # In the course, only the notebooks are pages (a README or other Markdown there is not).
@@ -77,7 +79,12 @@ napoleon_use_ivar = True  # "Attributes" sections as fields: properties are docu
 # shown unexecuted, under a warning box that says why (fpx_docs.py adds the box).
 KERAS_NOTEBOOK = "course/06-mixed-precision-keras"
 HAVE_KERAS = all(importlib.util.find_spec(name) for name in ("keras", "jax"))
-nb_execution_mode = "force"
+# Every build executes every notebook ("force"), so the pages show what the library does
+# now. FPX_DOCS_EXECUTE=cache reuses a notebook's outputs while its code cells are unchanged
+# (myst-nb's jupyter-cache in docs/_build/.jupyter_cache): for editing prose. A change to
+# the library itself does not invalidate that cache; build without it before publishing.
+nb_execution_mode = os.environ.get("FPX_DOCS_EXECUTE", "force")
+nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
 nb_execution_timeout = 600  # seconds per cell
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
@@ -110,3 +117,6 @@ html_theme_options = {
     "footer_end": [],
 }
 html_context = {"default_mode": "light"}
+# Pages without sub-pages get no left sidebar: it would hold an empty "Section Navigation"
+# and take a quarter of the window from the text.
+html_sidebars = {page: [] for page in ("index", "getting-started", "teachers", "cli")}
