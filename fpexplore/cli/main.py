@@ -212,7 +212,7 @@ def _arithmetic(
         _show([operation_record(r) for r in results] + refused, as_json=True)
         return 0
     table = operation_table(results)
-    table.notes.extend(alias_notes(chosen))
+    table.title = with_notes(table.title or "", alias_notes(chosen))
     table.notes.extend(f"{r['format']}: {r['error']}" for r in refused)
     _show(table, as_json=False)
     return 0
@@ -227,7 +227,7 @@ def _compare(args: argparse.Namespace, chosen: list[Choice] | None, value: str) 
     rounding = args.rounding or "nearest_even"
     table = compare(value, formats, rounding)
     if not args.json:
-        table.notes.extend(alias_notes(chosen))
+        table.title = with_notes(table.title or "", alias_notes(chosen))
         _show(table, as_json=False)
         return 0
     records = table.to_records()
