@@ -32,6 +32,8 @@ def test_hints_install_from_a_clone(path: Path) -> None:
         hint = match[0]
         assert FROM_A_CLONE.search(hint + '"'), f"{path.name}: {hint!r} does not work from a clone"
         assert set(match[1].split(",")) <= EXTRAS, f"{path.name}: unknown extra in {hint!r}"
+    from_pypi = re.search(r"pip install (?:--?[\w-]+ )*[\"'`]?fpexplore\b", text)
+    assert from_pypi is None, f"{path.name}: {from_pypi[0]!r} needs fpexplore on PyPI"
 
 
 def test_the_package_hints_say_where_to_run_them() -> None:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..core import arithmetic
+from ..arith import arithmetic
+from ..arith.operation import Operation
 from ..core.decode import FloatParts, decode
-from ..core.operation import Operation
 from ..exact import FLAGS, parse_real
 from ..formats import Format
 from ..render.table import Table

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.blocks import BlockFormat, QuantizedBlocks, quantize_blocks
 from ..core.decode import decode
 from ..render.blocks import block_table
 from ..render.text import short_repr
+from ..scaling.blocks import BlockFormat, QuantizedBlocks, quantize_blocks
 from .expression import operand_value, parse_expression
 from .output import UsageError
 

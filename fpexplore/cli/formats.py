@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.block_formats import BLOCK_FORMATS, BlockFormat, get_block_format
 from ..formats import FORMATS, Format, get_format
-from ..formats.names import unknown_format_message
+from ..formats.suggest import unknown_format_message
+from ..scaling.block_formats import BLOCK_FORMATS, BlockFormat, get_block_format
 from .output import DEFAULT_FORMAT, UsageError
 
 __all__ = ["Choice", "alias_notes", "choose_formats", "describe_format", "with_notes"]

@@ -1,127 +1,123 @@
-"""What to say about a format name that is not known: the nearest known names, or the
-members of a family (``fp8``, ``float6``, ``p3109``), each with its largest value.
+"""The catalogue as plain data: each named format's primary parameters, the aliases,
+and the formats that numpy and ml_dtypes store.
 
-:func:`~fpexplore.formats.get_format` raises its ``ValueError`` with
-:func:`unknown_format_message`; the command line uses the same words.
+This module imports nothing of fpexplore but the encodings' names.
+:mod:`~fpexplore.formats.format` reads it to name IEEE-like formats and to find a
+format's dtype, and
+:mod:`~fpexplore.formats.catalogue` builds its :class:`~fpexplore.formats.Format`
+objects from it, so neither of those two modules needs the other's import.
 
-Examples
---------
->>> print(suggest_formats("flaot32"))
-did you mean float32?
->>> [f.name for f in format_family("fp6")]
-['float6_e3m2fn', 'float6_e2m3fn']
+>>> CATALOGUE["float16"]
+(5, 10, 15, 'ieee', True, True)
+>>> ALIASES["e4m3"]
+'float8_e4m3fn'
 """
 
 from __future__ import annotations
 
-import difflib
-import re
-from collections.abc import Iterable
+from typing import Any, TypeAlias
 
-from .catalogue import _ALIASES, _IEEE_NAMED, FORMATS, _named
-from .format import Format
+from .encoding import NanEncoding
 
-__all__ = ["format_family", "format_label", "suggest_formats", "unknown_format_message"]
+__all__ = [
+    "ALIASES",
+    "CATALOGUE",
+    "IEEE_NAMED",
+    "ML_DTYPES_NAMES",
+    "Params",
+    "dtype_of",
+    "params_of",
+]
 
-_FAMILY = re.compile(r"(?:fp|float|f)(\d+)|(p3109)(?:_?k?8?)?|(fnuz)")
-_SHORT_NAME = re.compile(r"e\d+m\d+\w*")
-_CLOSE = 0.6  # difflib's similarity ratio from which a name is suggested
-_LONGEST_SHOWN = 40  # characters of an unknown name quoted in a message
-
-
-def _known_names() -> list[str]:
-    return [*FORMATS, *_IEEE_NAMED, *_ALIASES]
-
-
-def _all_formats() -> list[Format]:
-    return [*FORMATS.values(), *(_named(name) for name in _IEEE_NAMED)]
+Params: TypeAlias = tuple[int, int, int, NanEncoding, bool, bool]
+"""A format's primary parameters, in :class:`~fpexplore.formats.Format`'s order:
+exponent bits, mantissa bits, bias, nan_encoding, is_signed, has_subnormals."""
 
 
-def _short_alias(fmt: Format) -> str | None:
-    """The alias a reader knows a format by (``e4m3`` for float8_e4m3fn), if any."""
-    short = [a for a, name in _ALIASES.items() if name == fmt.name and _SHORT_NAME.fullmatch(a)]
-    return min(short, key=len) if short else None
+def _params(e: int, m: int, bias: int | None = None, nan: NanEncoding = "ieee") -> Params:
+    return (e, m, 2 ** (e - 1) - 1 if bias is None else bias, nan, True, True)
 
 
-def format_label(fmt: Format) -> str:
-    """``name (alias, max M)``: how a suggestion names one format.
-
-    >>> from fpexplore import get_format
-    >>> format_label(get_format("e4m3")), format_label(get_format("float8_e4m3"))
-    ('float8_e4m3fn (e4m3, max 448)', 'float8_e4m3 (max 240, with inf)')
-    """
-    alias = _short_alias(fmt)
-    extra = ", with inf" if fmt.has_infinity and fmt.name in _IEEE_NAMED else ""
-    return f"{fmt.name} ({alias + ', ' if alias else ''}max {fmt.max:g}{extra})"
+def p3109_params(precision: int) -> Params:
+    """IEEE P3109 binary8 of precision ``p``: ``8 - p`` exponent bits, bias ``2**(7 - p)``."""
+    return _params(8 - precision, precision - 1, 2 ** (7 - precision), "p3109")
 
 
-def format_family(name: str) -> list[Format]:
-    """The formats a family name stands for: ``fp8``/``float8`` (every 8-bit format),
-    ``fp6``/``float6``, ``float4``, ``p3109``, ``fnuz``; empty for anything else.
-    The catalogue's order (the OCP formats first), then ml_dtypes' IEEE-style ones."""
-    match = _FAMILY.fullmatch(name.strip().lower().replace("-", "").replace(" ", ""))
-    if match is None:
-        return []
-    formats = _all_formats()
-    if match[1] is not None:
-        members = [f for f in formats if f.bits == int(match[1])]
-    elif match[2] is not None:
-        members = [f for f in formats if f.nan_encoding == "p3109"]
-    else:
-        members = [f for f in formats if f.nan_encoding == "fnuz"]
-    first = [f for name in ("float8_e4m3fn", "float8_e5m2") for f in members if f.name == name]
-    return first + [f for f in members if f not in first]
+CATALOGUE: dict[str, Params] = {
+    "float64": _params(11, 52),
+    "float32": _params(8, 23),
+    "tf32": _params(8, 10),
+    "bfloat16": _params(8, 7),
+    "float16": _params(5, 10),
+    "float8_e5m2": _params(5, 2),
+    "float8_e4m3fn": _params(4, 3, None, "fn"),
+    "float8_e4m3fnuz": _params(4, 3, 8, "fnuz"),
+    "float8_e5m2fnuz": _params(5, 2, 16, "fnuz"),
+    "float8_e4m3b11fnuz": _params(4, 3, 11, "fnuz"),
+    "float8_e8m0fnu": (8, 0, 127, "fn", False, False),
+    **{f"p3109_p{p}": p3109_params(p) for p in range(1, 8)},
+    "float6_e3m2fn": _params(3, 2, 3, "none"),
+    "float6_e2m3fn": _params(2, 3, 1, "none"),
+    "float4_e2m1fn": _params(2, 1, 1, "none"),
+}
+"""The catalogue, widest first. Names follow ml_dtypes."""
+
+ALIASES = {
+    "fp64": "float64", "double": "float64", "f64": "float64", "binary64": "float64",
+    "fp32": "float32", "single": "float32", "f32": "float32",
+    "binary32": "float32",
+    "fp16": "float16", "half": "float16", "f16": "float16", "binary16": "float16",
+    "bf16": "bfloat16",
+    "tensorfloat32": "tf32", "tensorfloat-32": "tf32", "tf-32": "tf32",
+    "e5m2": "float8_e5m2", "fp8_e5m2": "float8_e5m2", "fp8e5m2": "float8_e5m2",
+    "e4m3": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "fp8_e4m3": "float8_e4m3fn",
+    "fp8e4m3": "float8_e4m3fn",
+    "e3m2": "float6_e3m2fn", "fp6_e3m2": "float6_e3m2fn", "float6_e3m2": "float6_e3m2fn",
+    "e2m3": "float6_e2m3fn", "fp6_e2m3": "float6_e2m3fn", "float6_e2m3": "float6_e2m3fn",
+    "e2m1": "float4_e2m1fn", "fp4": "float4_e2m1fn", "fp4_e2m1": "float4_e2m1fn",
+    "float4_e2m1": "float4_e2m1fn",
+    "e4m3fnuz": "float8_e4m3fnuz", "fp8_e4m3fnuz": "float8_e4m3fnuz",
+    "e5m2fnuz": "float8_e5m2fnuz", "fp8_e5m2fnuz": "float8_e5m2fnuz",
+    "e4m3b11fnuz": "float8_e4m3b11fnuz", "e4m3b11": "float8_e4m3b11fnuz",
+    "e8m0": "float8_e8m0fnu", "e8m0fnu": "float8_e8m0fnu", "float8_e8m0": "float8_e8m0fnu",
+    "fp8_e8m0": "float8_e8m0fnu",
+    **{f"p3109_k8p{p}": f"p3109_p{p}" for p in range(1, 8)},
+    **{f"p3109_k8p{p}se": f"p3109_p{p}" for p in range(1, 8)},
+}  # fmt: skip
+
+IEEE_NAMED: dict[str, Params] = {"float8_e4m3": _params(4, 3), "float8_e3m4": _params(3, 4)}
+"""ml_dtypes' IEEE-style FP8 variants (with inf and NaN), known by name but not in
+the catalogue. Not to be confused with float8_e4m3fn."""
+
+ML_DTYPES_NAMES = (
+    "bfloat16", "float8_e4m3", "float8_e3m4", "float8_e4m3fn", "float8_e5m2",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu",
+    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+)  # fmt: skip
+"""The formats that ml_dtypes stores, by their ml_dtypes names."""
 
 
-def suggest_formats(name: str, extra_names: Iterable[str] = ()) -> str:
-    """A clause naming what ``name`` may have meant, or ``""``: the members of its family,
-    else the nearest known names (:mod:`difflib`), ``extra_names`` included."""
-    family = format_family(name)
-    if family:
-        labels = ", ".join(format_label(f) for f in family)
-        return f"{name.strip()} is a family: {labels}; name one of them"
-    key = name.strip().lower()
-    candidates = [*_known_names(), *extra_names]
-    scored = sorted(
-        ((difflib.SequenceMatcher(None, key, c).ratio(), c) for c in candidates),
-        key=lambda pair: -pair[0],
-    )
-    if not scored or scored[0][0] < _CLOSE:
-        return ""
-    named: dict[str, str] = {}  # one suggestion per format an alias resolves to
-    for score, candidate in scored:
-        if score < max(_CLOSE, scored[0][0] - 0.1) or len(named) == 3:
-            break
-        target = _ALIASES.get(candidate, candidate)
-        named.setdefault(target, f"{candidate} ({target})" if target != candidate else candidate)
-    return f"did you mean {' or '.join(named.values())}?"
+def params_of(name: str) -> Params | None:
+    """The primary parameters of a named format (catalogue or ml_dtypes' IEEE-style
+    FP8), else None."""
+    return CATALOGUE.get(name) or IEEE_NAMED.get(name)
 
 
-def shown_name(spec: str) -> str:
-    """``repr(spec)``, cut to a readable length for a message about it.
+def dtype_of(name: str, params: Params) -> Any:
+    """The numpy or ml_dtypes dtype of the format ``name`` with ``params``: None
+    unless the name is a known one with exactly these parameters (and, for the
+    ml_dtypes formats, ml_dtypes is installed)."""
+    if params_of(name) != params:
+        return None
+    import numpy as np
 
-    >>> shown_name("9" * 5000)
-    "'9999999999999999999999999999999999999999'... (5000 characters)"
-    """
-    if len(spec) <= _LONGEST_SHOWN:
-        return repr(spec)
-    return f"{spec[:_LONGEST_SHOWN]!r}... ({len(spec)} characters)"
-
-
-def unknown_format_message(spec: str, extra_names: Iterable[str] = ()) -> str:
-    """The one-line message for a string that names no format.
-
-    >>> print(unknown_format_message("quad"))  # doctest: +NORMALIZE_WHITESPACE
-    unknown format 'quad'; expected a catalogue name (fpexplore.format_names(): float64,
-    float32, bfloat16, float16, float8_e4m3fn...), an alias (half, bf16, e4m3...), a numpy
-    dtype string ('f4', '<f8', 'e') or 'eXmY' for a custom IEEE-like format
-    """
-    hint = suggest_formats(spec, extra_names) if len(spec) <= _LONGEST_SHOWN else ""
-    message = f"unknown format {shown_name(spec)}"
-    if hint:
-        return f"{message}; {hint}"
-    return (
-        f"{message}; expected a catalogue name (fpexplore.format_names(): float64, float32, "
-        "bfloat16, float16, float8_e4m3fn...), an alias (half, bf16, e4m3...), a numpy "
-        "dtype string ('f4', '<f8', 'e') or 'eXmY' for a custom IEEE-like format"
-    )
+    if name in ("float16", "float32", "float64"):
+        return np.dtype(name)
+    if name not in ML_DTYPES_NAMES:
+        return None
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    kind = getattr(ml_dtypes, name, None)
+    return None if kind is None else np.dtype(kind)

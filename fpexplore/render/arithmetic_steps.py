@@ -11,8 +11,8 @@ from ..exact import FLAGS
 from .text import exact_decimal, flags_text, magnitude_text, short_repr
 
 if TYPE_CHECKING:
+    from ..arith.operation import Operation
     from ..core.decode import FloatParts
-    from ..core.operation import Operation
 
 __all__ = [
     "NAMES",

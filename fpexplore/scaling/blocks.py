@@ -28,6 +28,7 @@ import numpy as np
 from .. import codes as K
 from ..exact import check_rounding
 from ..formats import Format
+from ..lazy import is_dask
 from .block_formats import (
     BLOCK_FORMATS,
     E8M0_EMAX,
@@ -39,7 +40,6 @@ from .block_formats import (
     dequantize_blocks,
     get_block_format,
 )
-from .lazy import is_dask
 
 __all__ = [
     "BLOCK_FORMATS",

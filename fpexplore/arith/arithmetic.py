@@ -43,9 +43,9 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
+from ..core.decode import FloatParts, decode, from_bits
 from ..exact import FLAGS, check_arithmetic_format, check_overflow, check_rounding, exact_op
 from ..formats import Format, FormatLike, get_format
-from .decode import FloatParts, decode, from_bits
 from .operation import SYMBOLS, Operation
 
 __all__ = [
