@@ -139,6 +139,7 @@ html_theme_options = {
     "footer_end": [],
 }
 html_context = {"default_mode": "light"}
-# Pages without sub-pages get no left sidebar: it would hold an empty "Section Navigation"
-# and take a quarter of the window from the text.
-html_sidebars = {page: [] for page in ("index", "getting-started", "teachers", "cli")}
+# Pages without sub-pages (no toctree) get no left sidebar: it would hold an empty
+# "Section Navigation" and take a quarter of the window from the text.
+_LEAF_PAGES = [p.stem for p in DOCS.glob("*.md") if "{toctree}" not in p.read_text("utf-8")]
+html_sidebars = {page: [] for page in ["index", *_LEAF_PAGES]}
