@@ -1,9 +1,11 @@
-"""The public API's conventions (docs/api/conventions.md), checked on every signature:
-values first, then the format; ``rounding`` right after the format, positional or keyword;
-``overflow`` and the rest keyword-only."""
+"""The public API's conventions (docs/api/conventions.md), checked on every signature of
+fpexplore, fpexplore.codes and fpexplore.jax:
+values first, then the format; ``rounding`` right after the format, positional or
+keyword; ``overflow`` and the rest keyword-only."""
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 
 import numpy as np
@@ -15,8 +17,18 @@ from fpexplore import codes
 FORMAT_NAMES = ("fmt", "formats")
 
 
+def _modules():
+    """fpexplore, fpexplore.codes, and fpexplore.jax where JAX is installed."""
+    modules = [fpx, codes]
+    if importlib.util.find_spec("jax") is not None:
+        import fpexplore.jax
+
+        modules.append(fpexplore.jax)
+    return modules
+
+
 def _public_callables():
-    for module in (fpx, codes):
+    for module in _modules():
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj):

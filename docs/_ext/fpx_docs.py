@@ -49,9 +49,11 @@ MATHJAX_PARTS = ["tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extens
 
 
 class FpexploreHelp(Directive):
-    """The ``fpexplore --help`` text, from the installed command itself."""
+    """The ``fpexplore --help`` text, from the installed command itself
+    (``fpexplore report --help`` with the argument ``report``)."""
 
     has_content = False
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
         from fpexplore.cli import main
@@ -61,7 +63,7 @@ class FpexploreHelp(Directive):
         os.environ["COLUMNS"] = "88"
         try:
             with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-                main(["--help"])
+                main([*self.arguments, "--help"])
         finally:
             if old_columns is None:
                 del os.environ["COLUMNS"]
