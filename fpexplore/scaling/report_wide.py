@@ -1,9 +1,8 @@
-"""One piece of a tensor through every row of a report: round, compare, count.
+"""The wide route of a tensor report: every row in float64, for any real input.
 
-A piece (at most :data:`fpexplore.scaling.report_chunks.PIECE` elements, the block
-axis last, whole blocks) is copied once into a float64 work buffer (the
-tensor's own dtype is read there: float32, bfloat16, FP8 and integers below
-2**53 exactly), its non-finite values set aside, and each row computes
+A piece is copied once into a float64 work buffer (the tensor's own dtype is
+read there: float32, bfloat16, FP8 and integers below 2**53 exactly), its
+non-finite values set aside, and each row computes
 
 * ``none``: ``q = round(x)``;
 * ``per_tensor``: ``stored = round(x s)`` saturating, ``s`` the float32 scale, with
@@ -17,15 +16,17 @@ tensor's own dtype is read there: float32, bfloat16, FP8 and integers below
 Nearest-even rounding of IEEE-like formats goes through
 :mod:`fpexplore._kernels.round_nearest` (float64 addition), other formats
 through :func:`fpexplore.codes.round_values`; both are bit for bit the same
-rounding (tested), so a row's numbers do not depend on the route. The buffers
-live in :class:`Work`, one per thread, reused piece after piece.
+rounding (tested), so a row's numbers do not depend on the route. The relative
+errors ``|q - x| / |x|`` are binned into the row's
+:class:`fpexplore.scaling.report_stats.Bins` (values below ``2**-64`` share the
+lowest bin when drained). Inputs whose values are all float32s take the narrow
+route (:mod:`fpexplore.scaling.report_narrow`), which calls :func:`row_stats`
+here for the rows it does not cover.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -33,68 +34,19 @@ from .. import codes as K
 from .._kernels.round_nearest import (
     NearestRounder,
     NearestScratch,
-    nearest_rounder,
     round_nearest,
     rounded_magnitudes,
 )
 from ..formats import Format
 from . import report_stats as S
-from .block_formats import BlockFormat, _element_values
+from .block_formats import _element_values
 from .blocks import quantize_blocks
+from .report_rows import Row, RowPlan, Work
 
-__all__ = ["Row", "RowPlan", "Work", "piece_stats"]
+__all__ = ["row_stats", "wide_piece_stats"]
 
-
-class Row(NamedTuple):
-    """A report row: its scaling, (element) format, block format and label."""
-
-    scaling: str
-    fmt: Format | None
-    block: BlockFormat | None
-    label: str
-
-
-@dataclass(frozen=True)
-class RowPlan:
-    """A tensor's rows with what each needs: its rounder (None: the general
-    kernel), the per-tensor scale, NVFP4's tensor amax."""
-
-    rows: list[Row]
-    rounders: list[NearestRounder | None]
-    scales: list[float | None]
-    exact_product: bool  # inputs of at most 29 significant bits: x * s is exact
-    tensor_amax: float
-    align: int  # the block size of the block rows (1: none)
-
-
-def make_plan(rows: list[Row], amax: float, dtype: np.dtype) -> RowPlan:
-    from .per_tensor import compute_scale
-
-    rounders: list[NearestRounder | None] = []
-    scales: list[float | None] = []
-    for row in rows:
-        per_tensor = row.scaling == "per_tensor" and row.fmt is not None
-        scales.append(compute_scale(amax, row.fmt) if per_tensor and row.fmt else None)
-        fast = row.fmt is not None and (row.block is None or row.block.scale == "e8m0")
-        saturate = row.scaling != "none"
-        rounders.append(nearest_rounder(row.fmt, saturate=saturate) if fast else None)
-    narrow = dtype.kind == "V" or (dtype.kind == "f" and dtype.itemsize <= 4)
-    small_ints = dtype.kind in "iu" and dtype.itemsize <= 2
-    sizes = [row.block.block_size for row in rows if row.block is not None]
-    return RowPlan(rows, rounders, scales, narrow or small_ints, amax, max(sizes, default=1))
-
-
-class Work:
-    """Float64 and index buffers for pieces of up to ``n`` elements."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.x, self.a, self.den, self.y, self.q, self.err, self.rel, self.mags, self.sden = (
-            np.empty(n) for _ in range(9)
-        )
-        self.index = np.empty(n, np.uint64)
-        self.flags, self.zero = np.empty(n, bool), np.empty(n, bool)
-        self.nearest = NearestScratch(n)
+_REL_SHIFT = np.uint64(52 - S.REL_BITS)
+_LOG2_SHIFT = np.uint64(52 - S.LOG2_BITS)
 
 
 def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
@@ -107,7 +59,7 @@ def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
     return np.asarray((a >= top) if odd else (a > top))
 
 
-def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
+def wide_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     """The statistics of one piece (block axis last) for every row of ``plan``."""
     lead, length = piece.shape[:-1], piece.shape[-1]
     k = plan.align
@@ -131,6 +83,31 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
         x[nonfinite] = 0.0
         a[nonfinite] = 0.0
         amax = float(a.max())
+    context = wide_context(x, a, rows, padded, w)
+    zeros = context[3]
+    if plan.figure:
+        log2 = w.log2_bins()
+        index = w.index[:m]
+        np.right_shift(a.view(np.uint64), _LOG2_SHIFT, out=index)
+        log2.add(index.view(np.int64))
+        log2.exact += zeros
+    n = rows * length
+    out = S.TensorStats([], n, n - bad, m - zeros, amax)
+    out.signal.parts.append(S.ScaledSum.of(x, amax, w.y[:m]))
+    for i, (row, rounder, scale) in enumerate(zip(plan.rows, plan.rounders, plan.scales,
+                                                  strict=True)):  # fmt: skip
+        out.rows.append(row_stats(i, row, rounder, scale, plan, context, w))
+    return out
+
+
+Context = tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int]
+
+
+def wide_context(x: np.ndarray, a: np.ndarray, rows: int, padded: int, w: Work) -> Context:
+    """What the rows of a piece share: float64 ``x`` and ``a = |x|`` (finite, in
+    ``w.x`` and ``w.a``), the denominators (``a``, a zero input's 1), the number
+    of zeros (their flags in ``w.zero``), the piece's rows and padded length."""
+    m = x.size
     flags = w.flags[:m]
     zeros = int(np.count_nonzero(np.equal(a, 0.0, out=flags)))
     den = a
@@ -138,22 +115,21 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
         den = w.den[:m]
         np.add(a, flags, out=den)  # a zero input divides by 1: its error is 0
         np.copyto(w.zero[:m], flags)
-    n = rows * length
-    log2 = S.log2_hist(a, w.index[:m])
-    if log2.offset == 0 and log2.counts.size:
-        log2.counts[0] -= zeros
-    out = S.TensorStats([], n, n - bad, m - zeros, amax, log2)
-    out.signal.parts.append(S.ScaledSum.of(x, amax, w.y[:m]))
-    context = (x, a, den, zeros, rows, padded)
-    for row, rounder, scale in zip(plan.rows, plan.rounders, plan.scales, strict=True):
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
-            out.rows.append(_row_stats(row, rounder, scale, plan, context, w))
-    return out
+    return x, a, den, zeros, rows, padded
+
+
+def row_stats(
+    i: int, row: Row, rounder: NearestRounder | None, scale: float | None, plan: RowPlan,
+    context: Context, w: Work,
+) -> S.RowStats:  # fmt: skip
+    """Row ``i``'s statistics of a piece, by the wide route."""
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
+        return _row_stats(row, rounder, scale, plan, context, w, w.row_bins(i))
 
 
 def _row_stats(
     row: Row, rounder: NearestRounder | None, scale: float | None, plan: RowPlan,
-    context: tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int], w: Work,
+    context: Context, w: Work, bins: S.Bins,
 ) -> S.RowStats:  # fmt: skip
     x, a, den, zeros, rows, padded = context
     m = x.size
@@ -194,7 +170,7 @@ def _row_stats(
         q[zero] = 0.0
         mags[zero] = 0.0
     np.subtract(q, ref, out=err)
-    _common(stats, err, den, mags, small, a, zeros, w)
+    _common(stats, err, den, mags, small, a, zeros, w, bins)
     if row.scaling != "none":
         stats.overflow += stats.nonfinite
     return stats
@@ -269,7 +245,7 @@ def _correct_ties(
 
 def _common(
     stats: S.RowStats, err: np.ndarray, den: np.ndarray, mags: np.ndarray, small: float,
-    a: np.ndarray, zeros: int, w: Work,
+    a: np.ndarray, zeros: int, w: Work, bins: S.Bins,
 ) -> None:  # fmt: skip
     """Counts, histogram, maximum and noise of a row from its errors ``err``."""
     m = err.size
@@ -291,8 +267,10 @@ def _common(
     flags = w.flags[:m]
     exact = int(np.count_nonzero(np.equal(rel, 0.0, out=flags)))
     stats.zero = exact - zeros - cleared
-    stats.hist = S.Hist.of(rel, w.index[:m])
-    stats.hist.take_from_low(exact)
+    index = w.index[:m]
+    np.right_shift(rel.view(np.uint64), _REL_SHIFT, out=index)
+    bins.add(index.view(np.int64))
+    bins.exact += exact
     stats.max_rel = top
     stats.flushed_to_zero = int(np.count_nonzero(np.equal(mags, 0.0, out=flags))) - zeros
     if small > 0:  # 0 < |stored| < small, on the bits: (bits - 1) < (bits of small) - 1
