@@ -46,7 +46,7 @@ from _harness import Table, fmt_bytes, fmt_rate, fmt_time, machine_summary, opti
 
 FORMATS = ["float8_e4m3fn", "float8_e5m2", "mxfp4"]
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 import numpy as np
 path, mode, code = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, code)
@@ -69,9 +69,10 @@ else:
     r = fpx.checkpoint_report(path, json.loads(sys.argv[4]), progress=False)
     result = min(row["snr_db"] for row in r.to_records())
 seconds = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_SELF)
 status = open("/proc/self/status").read().split("VmHWM:")[1].split()
 print(json.dumps({"seconds": seconds, "rss": int(status[0]) * 1024, "result": result,
-                  "import": imported}))
+                  "import": imported, "cpu": usage.ru_utime + usage.ru_stime}))
 """
 
 

@@ -68,6 +68,11 @@ _ONE = np.float32(1.0)
 
 def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     """The statistics of one piece (block axis last) for every row of ``plan``."""
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
+        return _piece_stats(piece, plan, w)
+
+
+def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     lead, length = piece.shape[:-1], piece.shape[-1]
     padded = -(-length // plan.align) * plan.align
     rows = math.prod(lead)
@@ -76,12 +81,11 @@ def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorSta
         return wide_piece_stats(piece, plan, w)
     if m > w.n:
         raise ValueError(f"a piece of {m} elements exceeds the work buffers ({w.n})")
-    x, a, binade, t, y, q, c = (b[:m] for b in w.f32())
+    x, a, binade, t, y, q, c, *shared = (b[:m] for b in w.f32())
     x2 = x.reshape(rows, padded)
     if padded > length:
         x2[:, length:] = 0.0
-    with np.errstate(invalid="ignore", over="ignore"):
-        np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
+    np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
     np.abs(x, out=a)
     amax = float(a.max())
     bad = 0
@@ -101,7 +105,7 @@ def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorSta
     if plan.figure:
         log2, index = w.log2_bins(), w.index[:m]
         np.right_shift(a64.view(np.uint64), _LOG2_SHIFT, out=index)
-        log2.add(index.view(np.int64))
+        log2.add(index.view(np.int64), amax)
         log2.exact += zeros
     n = rows * length
     out = S.TensorStats([], n, n - bad, m - zeros, amax)
@@ -119,31 +123,30 @@ def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorSta
             continue
         stats, limits = S.RowStats(), plan.limits[i]
         assert limits is not None
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
-            if kind == "mag64":
-                err, y64 = _mag64(stats, plan, i, a64, w)
-                den_s = den
-                if plan.scales[i] is not None:  # the scaled domain's |x s|
-                    den_s = np.multiply(den, plan.scales[i], out=w.sden[:m]) if zeros else y64
+        if kind == "mag64":
+            err, y64 = _mag64(stats, plan, i, a64, w)
+            den_s = den
+            if plan.scales[i] is not None:  # the scaled domain's |x s|
+                den_s = np.multiply(den, plan.scales[i], out=w.sden[:m]) if zeros else y64
+            _stored(stats, a, limits, zeros, flags)
+            _finish(stats, err, den_s, a64, zeros, w, i)
+        else:
+            r32 = plan.rounders32[i]
+            assert r32 is not None
+            if kind == "none32":
+                stats.overflow = round_magnitudes32(a, binade, r32, t, c)
                 _stored(stats, a, limits, zeros, flags)
-                _finish(stats, err, den_s, a64, zeros, w, i)
+                far = r32.overflow_value == r32.max and stats.overflow > 0
+                err = _errors(t, a, a64, c, far, w)
             else:
-                r32 = plan.rounders32[i]
-                assert r32 is not None
-                if kind == "none32":
-                    stats.overflow = round_magnitudes32(a, binade, r32, t, c)
-                    _stored(stats, a, limits, zeros, flags)
-                    far = r32.overflow_value == r32.max and stats.overflow > 0
-                    err = _errors(t, a, a64, c, far, w)
-                else:
-                    assert row.block is not None
-                    k, emax = row.block.block_size, row.block.emax_elem
-                    if k not in blocks:
-                        blocks[k] = Blocks(a, k)
-                    stats.clipped = blocks[k].round(a, emax, r32, (y, t, q, c))
-                    _stored(stats, y, limits, zeros, flags)
-                    err = _errors(q, a, a64, c, False, w)
-                _finish(stats, err, den, a64, zeros, w, i)
+                assert row.block is not None
+                k, emax = row.block.block_size, row.block.emax_elem
+                if k not in blocks:
+                    blocks[k] = Blocks(a, k, shared)
+                stats.clipped = blocks[k].round(a, emax, r32, (y, t, q, c))
+                _stored(stats, y, limits, zeros, flags)
+                err = _errors(q, a, a64, c, False, w)
+            _finish(stats, err, den, a64, zeros, w, i)
         if row.scaling != "none":
             stats.overflow += stats.nonfinite
         out.rows.append(stats)
@@ -174,15 +177,16 @@ class Blocks:
     element, ``top = floor(log2(block amax))``, and ``a 2**-top`` (exact, or below
     ``2**-126`` where it flushes in every element format), shared by the rows."""
 
-    def __init__(self, a: np.ndarray, k: int) -> None:
+    def __init__(self, a: np.ndarray, k: int, buffers: list[np.ndarray]) -> None:
         top = np.maximum.reduceat(a.view(np.uint32), np.arange(0, a.size, k))
         exponent = np.frexp(top.view(np.float32))[1] - 1
         self.k, self.exponent, self.empty = k, exponent, top == 0
         exponent[self.empty] = 0  # a block of zeros: any scale (its values stay 0)
         self.low = int(exponent[~self.empty].min(initial=1000))
-        self.up = np.repeat(np.ldexp(_ONE, exponent), k)
-        self.down = np.repeat(np.ldexp(_ONE, -exponent), k)
-        self.normal = np.multiply(a, self.down)
+        self.up, down, self.normal = buffers
+        np.copyto(self.up.reshape(-1, k), np.ldexp(_ONE, exponent)[:, None])
+        np.copyto(down.reshape(-1, k), np.ldexp(_ONE, -exponent)[:, None])
+        np.multiply(a, down, out=self.normal)
 
     def round(self, a: np.ndarray, emax: int, r: Rounder32, buffers: tuple[np.ndarray, ...]) -> int:
         """``t = round(|x| / X)`` saturating, ``X = 2**shared``, ``shared = max(top -
@@ -251,7 +255,7 @@ def _finish(stats: S.RowStats, err: np.ndarray, den: np.ndarray, a64: np.ndarray
     stats.max_rel = top
     index = w.index[:m]
     np.right_shift(rel.view(np.uint64), _REL_SHIFT, out=index)
-    w.row_bins(i, zero_bin=True).add(index.view(np.int64))
+    w.row_bins(i, zero_bin=True).add(index.view(np.int64), top)
     stats.noise.parts.append((float(np.einsum("i,i->", err, err)), 0))  # (not BLAS: threads)
     if cleared:
         stats.noise.parts.append((math.inf, 0))

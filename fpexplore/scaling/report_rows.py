@@ -168,17 +168,19 @@ class Work:
         self._f32: tuple[np.ndarray, ...] | None = None
 
     def f32(self) -> tuple[np.ndarray, ...]:
-        """Seven float32 buffers of ``n`` elements (the narrow route's)."""
+        """Ten float32 buffers of ``n`` elements (the narrow route's)."""
         if self._f32 is None:
-            self._f32 = tuple(np.empty(self.n, np.float32) for _ in range(7))
+            self._f32 = tuple(np.empty(self.n, np.float32) for _ in range(10))
         return self._f32
 
     def row_bins(self, i: int, *, zero_bin: bool = False) -> S.Bins:
+        """Row ``i``'s relative-error bins (``zero_bin``: the narrow route's)."""
         if i not in self.bins:
-            self.bins[i] = S.Bins(zero_bin=zero_bin)
+            self.bins[i] = S.Bins(low=S.LOW_BIN, zero_bin=zero_bin)
         return self.bins[i]
 
     def log2_bins(self) -> S.Bins:
+        """The bins of ``|x|`` (the report's figure)."""
         if self.log2 is None:
             self.log2 = S.Bins(S.LOG2_BITS)
         return self.log2
@@ -190,6 +192,6 @@ class Work:
             if bins.zero_bin:  # the narrow route counts its exact zeros here
                 bins.exact = int(bins.counts[0])
                 row.zero += bins.exact
-            row.hist = row.hist.add(bins.drain(low=S.LOW_BIN))
+            row.hist = row.hist.add(bins.drain())
         if self.log2 is not None:
             stats.log2_hist = stats.log2_hist.add(self.log2.drain())

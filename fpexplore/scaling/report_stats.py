@@ -105,44 +105,51 @@ class Bins:
     Indexed by a non-negative float64's bits shifted right by ``52 - bits``
     (every finite value has its bin; ``bits=REL_BITS``: 2**17 bins, 1 MiB), filled
     with ``np.add.at`` (several times faster than ``np.bincount``, which scans
-    and converts its input first) into one array kept for the whole chunk.
-    ``exact`` counts the values to take out of bin 0 or :data:`LOW_BIN` at the
-    end (the exact zeros, or the zero inputs of the ``|x|`` histogram); with
-    ``zero_bin``, bin 0 counts the exact zeros (no nonzero value falls there),
-    which :meth:`fpexplore.scaling.report_rows.Work.drain` reads.
+    and converts its input first) into one array kept for the whole chunk. Bins
+    ``1 .. low - 1`` are never used (relative errors: ``low = LOW_BIN``, smaller
+    values are raised to ``2**-64`` or are exact zeros in bin 0), so a drain reads
+    bin 0 and bins ``low`` to the largest one filled. ``exact`` counts the values
+    to take out of bin ``low`` at the end (bin 0 is folded into it first: the exact
+    zeros, or the zero inputs of the ``|x|`` histogram, ``low = 0``); with
+    ``zero_bin``, bin 0 holds the exact zeros and nothing else, which
+    :meth:`fpexplore.scaling.report_rows.Work.drain` reads.
+
+    >>> b = Bins(low=LOW_BIN)
+    >>> rel = np.array([0.25, 0.25, 0.3, 0.0])
+    >>> b.add(np.maximum(rel, 2.0**-64).view(np.int64) >> (52 - REL_BITS), 0.3)
+    >>> b.exact = 1
+    >>> h = b.drain()
+    >>> bool(np.array_equal(h.counts, Hist.of(rel[:3]).counts)), h.offset == Hist.of(rel[:3]).offset
+    (True, True)
     """
 
-    def __init__(self, bits: int = REL_BITS, *, zero_bin: bool = False) -> None:
-        self.bits = bits
+    def __init__(self, bits: int = REL_BITS, *, low: int = 0, zero_bin: bool = False) -> None:
+        self.bits, self.low, self.zero_bin = bits, low, zero_bin
         self.counts = np.zeros(2047 << bits, np.int64)
         self.exact = 0
-        self.zero_bin = zero_bin  # bin 0 holds the exact zeros and nothing else
+        self.high = -1  # the largest bin filled so far
 
-    def add(self, index: np.ndarray) -> None:
-        """Count one value in each bin of ``index`` (an int64 array)."""
+    def add(self, index: np.ndarray, top: float) -> None:
+        """Count one value in each bin of ``index`` (an int64 array); ``top`` is the
+        largest of the values (finite)."""
         np.add.at(self.counts, index, 1)
+        self.high = max(self.high, int(np.float64(top).view(np.uint64)) >> (52 - self.bits))
 
-    def drain(self, *, low: int | None = None) -> Hist:
-        """The counts so far as a :class:`Hist`, and start again. ``low``: fold the
-        bins below it into it (values below ``2**-64`` share :data:`LOW_BIN`) and
-        take ``exact`` from it; None: take ``exact`` from bin 0."""
-        counts, exact = self.counts, self.exact
-        self.exact = 0
-        if low is not None:
-            below = int(counts[:low].sum())
-            if below:
-                counts[:low] = 0
-                counts[low] += below
-            counts[low] -= exact
-        elif exact:
-            counts[0] -= exact
-        used = np.flatnonzero(counts)
+    def drain(self) -> Hist:
+        """The counts so far as a :class:`Hist` (bin 0 folded into bin ``low``, less
+        ``exact``), and start again."""
+        counts, low = self.counts, self.low
+        zero, counts[0] = int(counts[0]), 0
+        counts[low] += zero - self.exact
+        window = counts[low : max(self.high, low) + 1]
+        self.exact, self.high = 0, -1
+        used = np.flatnonzero(window)
         if not used.size:
             return Hist()
         first, last = int(used[0]), int(used[-1]) + 1
-        window = counts[first:last].copy()
-        counts[first:last] = 0
-        return Hist(first, window)
+        hist = Hist(low + first, window[first:last].copy())
+        window[:] = 0
+        return hist
 
 
 @dataclass

@@ -46,6 +46,7 @@ from .report_rows import Row, RowPlan, Work
 __all__ = ["row_stats", "wide_piece_stats"]
 
 _REL_SHIFT = np.uint64(52 - S.REL_BITS)
+_LOW_EDGE = 2.0**-64
 _LOG2_SHIFT = np.uint64(52 - S.LOG2_BITS)
 
 
@@ -89,7 +90,7 @@ def wide_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats
         log2 = w.log2_bins()
         index = w.index[:m]
         np.right_shift(a.view(np.uint64), _LOG2_SHIFT, out=index)
-        log2.add(index.view(np.int64))
+        log2.add(index.view(np.int64), amax)
         log2.exact += zeros
     n = rows * length
     out = S.TensorStats([], n, n - bad, m - zeros, amax)
@@ -268,8 +269,9 @@ def _common(
     exact = int(np.count_nonzero(np.equal(rel, 0.0, out=flags)))
     stats.zero = exact - zeros - cleared
     index = w.index[:m]
+    np.maximum(rel, _LOW_EDGE, out=rel)  # below 2**-64 (zeros too): the lowest bin
     np.right_shift(rel.view(np.uint64), _REL_SHIFT, out=index)
-    bins.add(index.view(np.int64))
+    bins.add(index.view(np.int64), top)
     bins.exact += exact
     stats.max_rel = top
     stats.flushed_to_zero = int(np.count_nonzero(np.equal(mags, 0.0, out=flags))) - zeros

@@ -133,3 +133,20 @@ def test_stored_limits_against_rounding(name: str) -> None:
             stored = np.abs(K.round_values(v.astype(np.float64) * scale, fmt, overflow="saturate"))
         assert np.array_equal(v <= h, stored == 0)
         assert np.array_equal((v > h) & (v < u), (stored > 0) & (stored < fmt.smallest_normal))
+
+
+def test_bins_drain_as_the_per_piece_histograms_did() -> None:
+    rng = np.random.default_rng(12)
+    bins, total = S.Bins(low=S.LOW_BIN), S.Hist()
+    for _ in range(5):
+        rel = np.abs(rng.standard_normal(500)) * np.exp2(rng.integers(-80, 20, 500))
+        rel[:50] = 0.0
+        exact = int(np.count_nonzero(rel == 0))
+        index = np.maximum(rel, 2.0**-64).view(np.int64) >> (52 - S.REL_BITS)
+        bins.add(index, float(rel.max()))
+        bins.exact += exact
+        old = S.Hist.of(rel.copy())
+        old.take_from_low(exact)
+        total = total.add(old)
+    assert _hist(bins.drain()) == _hist(total)
+    assert not bins.counts.any() and _hist(bins.drain()) == []
