@@ -13,17 +13,27 @@ computes ``np.abs(x).max()``; the report is ``checkpoint_report(path,
 per_tensor and MX block for each FP8 format, and MXFP4's block), over the same
 values as ``.npy`` and as ``.safetensors`` (written by the safetensors library).
 Both children import what they need before their clock starts (importing
-fpexplore is timed apart) and time reading the file and computing.
+fpexplore is timed apart) and time reading the file and computing: wall time,
+and CPU time (user and system, all threads). A third child makes the same numpy
+pass 16M values at a time through one buffer: ``np.abs(x)`` of the whole file
+allocates 400 MB, which the kernel may take seconds to provide (huge pages,
+compaction) on a machine whose memory other jobs fragment, so the literal pass
+ranges from 0.1 s to several seconds here; the chunked pass shows what reading
+and reducing the file costs.
 
 Fairness: each report is judged against the numpy pass over the *same file*, in
 the *same cache state*, measured just before it in the same round, so the
 machine's load at that moment hits both alike; the ratio of each round is
 printed, and the table gives the median ratio with its spread (min-max) over
-``--repeat`` rounds. Cache states (``--cache``): ``warm``, the file read once
-right before (the page cache holds it: what the speed target refers to), and
-``cold``, the file's pages dropped from the page cache right before
-(``posix_fadvise(DONTNEED)`` after ``fsync``), so that both read it from disk.
-Files go to ``--dir`` and are deleted after.
+``--repeat`` rounds, and the report's median time against the fastest numpy
+pass of the run (either kind: the strict reading of the target). Cache states
+(``--cache``): ``warm``, the file read once right before (the page cache holds
+it: what the speed target refers to), and ``cold``, the file's pages dropped
+from this system's page cache right before (``posix_fadvise(DONTNEED)`` after
+``fsync``; a virtual machine's host may still cache its disk), so that both read
+it from the disk. The memory run reports a file of ``--memory-n`` values (4 GB)
+once, after the chunked numpy pass over it. Files go to ``--dir`` and are
+deleted after.
 """
 
 from __future__ import annotations
@@ -54,8 +64,9 @@ imported = time.perf_counter()
 if mode == "report":
     import fpexplore as fpx
 imported = time.perf_counter() - imported
+before = resource.getrusage(resource.RUSAGE_SELF)
 start = time.perf_counter()
-if mode == "numpy":
+if mode != "report":
     if path.endswith(".npy"):
         x = np.load(path, mmap_mode="r")
     else:  # safetensors: 8 bytes of header length, the JSON header, then the data
@@ -64,15 +75,22 @@ if mode == "numpy":
             info = json.loads(f.read(size))["weights"]
         x = np.memmap(path, np.float32, "r", 8 + size + info["data_offsets"][0],
                       tuple(info["shape"]))
+if mode == "numpy":
     result = float(np.abs(x).max())
+elif mode == "chunks":  # the same pass, 16M values at a time through one buffer
+    flat, buffer, result = x.reshape(-1), np.empty(1 << 24, x.dtype), 0.0
+    for i in range(0, flat.size, buffer.size):
+        part = np.abs(flat[i : i + buffer.size], out=buffer[: min(buffer.size, flat.size - i)])
+        result = max(result, float(part.max()))
 else:
     r = fpx.checkpoint_report(path, json.loads(sys.argv[4]), progress=False)
     result = min(row["snr_db"] for row in r.to_records())
 seconds = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu = usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime
 status = open("/proc/self/status").read().split("VmHWM:")[1].split()
 print(json.dumps({"seconds": seconds, "rss": int(status[0]) * 1024, "result": result,
-                  "import": imported, "cpu": usage.ru_utime + usage.ru_stime}))
+                  "import": imported, "cpu": cpu}))
 """
 
 
@@ -138,39 +156,60 @@ def speed(n: int, directory: pathlib.Path, repeat: int, states: list[str], code:
         for round_ in range(repeat):
             for state in states:
                 for kind, path in files.items():
-                    for mode in ("numpy", "report"):
+                    for mode in MODES:
                         set_cache(path, state)
-                        run = _child(path, mode, code)
-                        runs.setdefault((state, kind, mode), []).append(run)
-                    base = runs[state, kind, "numpy"][-1]["seconds"]
-                    took = runs[state, kind, "report"][-1]["seconds"]
-                    print(f"round {round_ + 1} {state:4s} {kind:11s}: numpy {base:.2f} s, "
-                          f"report {took:.2f} s, {took / base:.1f}x", flush=True)  # fmt: skip
+                        runs.setdefault((state, kind, mode), []).append(_child(path, mode, code))
+                    took = {mode: runs[state, kind, mode][-1]["seconds"] for mode in MODES}
+                    print(f"round {round_ + 1} {state:4s} {kind:11s}: "
+                          + ", ".join(f"{mode} {t:.2f} s" for mode, t in took.items())
+                          + f"; report {took['report'] / took['numpy']:.1f}x the numpy pass",
+                          flush=True)  # fmt: skip
     finally:
         for path in files.values():
             path.unlink()
-    values = (n // 4096) * 4096
+    _speed_table(runs, states, list(files), (n // 4096) * 4096, repeat, targets)
+
+
+MODES = ("numpy", "chunks", "report")
+TASKS = {"numpy": "numpy pass: np.abs(x).max()", "chunks": "the same pass, 16M values at a time",
+         "report": "checkpoint_report"}  # fmt: skip
+
+
+def _speed_table(runs: dict[tuple[str, str, str], list[dict[str, float]]], states: list[str],
+                 kinds: list[str], values: int, repeat: int, targets: Table) -> None:  # fmt: skip
     table = Table(
         f"checkpoint_report({', '.join(FORMATS)}; none, per_tensor, block) over {values:.2e} "
         f"float32 values ({fmt_bytes(4 * values)}): median (min-max) of {repeat} rounds",
-        ["cache", "file", "task", "time (s)", "values/s", "x numpy pass", "peak RSS"],
-    )
+        ["cache", "file", "task", "wall (s)", "CPU (s)", "values/s", "x numpy pass",
+         "x fastest pass", "peak RSS"],
+    )  # fmt: skip
     for state in states:
-        for kind in files:
+        for kind in kinds:
             base = runs[state, kind, "numpy"]
+            passes = [r["seconds"] for mode in ("numpy", "chunks")
+                      for r in runs.get((state, kind, mode), [])]  # fmt: skip
+            fastest = min(passes)
+            for mode in MODES:
+                rs = runs.get((state, kind, mode))
+                if not rs:
+                    continue
+                seconds = [r["seconds"] for r in rs]
+                ratios = [r["seconds"] / b["seconds"] for r, b in zip(rs, base, strict=True)]
+                table.add(state, kind, TASKS[mode], _spread(seconds, lambda v: f"{v:.2f}"),
+                          _spread([r["cpu"] for r in rs], lambda v: f"{v:.2f}"),
+                          fmt_rate(values / statistics.median(seconds)), _spread(ratios),
+                          f"{statistics.median(seconds) / fastest:.1f}",
+                          fmt_bytes(max(r["rss"] for r in rs)))  # fmt: skip
+            if state != "warm":
+                continue
             report = runs[state, kind, "report"]
             ratios = [r["seconds"] / b["seconds"] for r, b in zip(report, base, strict=True)]
-            for mode, rs in (("numpy pass", base), ("report", report)):
-                seconds = [r["seconds"] for r in rs]
-                table.add(state, kind, mode, _spread(seconds, lambda v: f"{v:.2f}"),
-                          fmt_rate(values / statistics.median(seconds)),
-                          _spread(ratios) if mode == "report" else "1",
-                          fmt_bytes(max(r["rss"] for r in rs)))  # fmt: skip
-            if state == "warm":
-                ratio = statistics.median(ratios)
-                targets.add(f"report of the {kind} ({values:.0e} values, warm cache) within 10x "
-                            "of the numpy pass", _spread(ratios) + "x",
-                            "yes" if ratio <= 10 else "NO")  # fmt: skip
+            targets.add(f"report of the {kind} ({values:.0e} values, warm cache) within 10x "
+                        "of the numpy pass (same round)", _spread(ratios) + "x",
+                        "yes" if statistics.median(ratios) <= 10 else "NO")  # fmt: skip
+            strict = statistics.median(r["seconds"] for r in report) / fastest
+            targets.add(f"the same, against the fastest numpy pass of the run ({fastest:.2f} s)",
+                        f"{strict:.1f}x", "yes" if strict <= 10 else "NO")  # fmt: skip
     imports = [r["import"] for key, rs in runs.items() if key[2] == "report" for r in rs]
     print(table.render(), flush=True)
     took = statistics.median(imports)
@@ -181,15 +220,15 @@ def memory(n: int, directory: pathlib.Path, code: str, targets: Table) -> None:
     npy = directory / "fpexplore-ckpt-memory.npy"
     _write_npy(npy, n)
     try:
-        base = _child(npy, "numpy", code)
+        base = _child(npy, "chunks", code)
         run = _child(npy, "report", code)
     finally:
         npy.unlink()
     values = (n // 4096) * 4096
-    print(f"memory run over {fmt_bytes(4 * values)}: numpy pass {fmt_time(base['seconds'])} "
-          f"(peak RSS {fmt_bytes(base['rss'])}), report {fmt_time(run['seconds'])} "
-          f"(peak RSS {fmt_bytes(run['rss'])}, {run['seconds'] / base['seconds']:.1f}x)",
-          flush=True)  # fmt: skip
+    print(f"memory run over {fmt_bytes(4 * values)}: chunked numpy pass "
+          f"{fmt_time(base['seconds'])} (peak RSS {fmt_bytes(base['rss'])}), report "
+          f"{fmt_time(run['seconds'])}, CPU {run['cpu']:.1f} s (peak RSS {fmt_bytes(run['rss'])}, "
+          f"{run['seconds'] / base['seconds']:.1f}x)", flush=True)  # fmt: skip
     targets.add(
         f"report of a {fmt_bytes(4 * values)} .npy: peak RSS under 1 GB",
         f"{fmt_bytes(run['rss'])} ({fmt_time(run['seconds'])}, "
