@@ -6,10 +6,14 @@ relative errors; partials of any number of pieces and chunks combine
 (:meth:`RowStats.add`), in any order, to the same counts, maxima and histograms.
 
 **Relative errors** ``|q - x| / |x|`` over the nonzero finite inputs, computed in
-float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number).
+float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number). For
+inputs whose values are all float32s, ``|q - x|`` is formed in float32, where it
+is exact, and divided in float64: the same float64
+(:mod:`fpexplore.scaling.report_narrow`), whose bin is then the exact quotient's.
 
 **Quantiles** come from a histogram of those float64 values with 64 bins an
-octave, read straight off the bits (exponent and top 6 significand bits), over
+octave, read straight off the bits (exponent and top 6 significand bits; counted
+with ``np.add.at`` into :class:`Bins` a thread keeps for a chunk), over
 ``[2**-64, inf)``: every finite relative error above ``2**-64`` is binned exactly
 (no rounding into a format of at most 64 bits gives a nonzero relative error
 below that). Exact zeros, and results that became inf or NaN, have counts of
