@@ -2,11 +2,10 @@
 
 From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding),
 ``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io`` (checkpoint
-readers, which need none of these), ``lazy`` (dask
-arrays), ``core`` (decode, round, measure, count), ``arith`` (operations and sums) and
-``scaling`` (per-tensor and block scaling, tensor reports), ``render`` (text, HTML,
-tables), the package root (the public API), and the front ends ``plot``, ``widgets``,
-``mixed``, ``cli``.
+readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
+(operations and sums) and ``scaling`` (per-tensor and block scaling, tensor reports),
+``render`` (text, HTML, tables), the package root (the public API), and the front ends
+``plot``, ``widgets``, ``mixed``, ``cli``, ``jax``.
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -25,7 +24,7 @@ LAYERS = {
     "exact": 1,
     "_kernels": 2,
     "codes": 3,
-    "io": 3.5,  # checkpoint readers: numpy and the file libraries only; the reports import them
+    "io": 4,  # checkpoint readers (numpy and the file libraries only): the reports import them
     "lazy": 4,
     "core": 5,
     "arith": 6,
@@ -36,6 +35,7 @@ LAYERS = {
     "widgets": 9,
     "mixed": 9,
     "cli": 9,
+    "jax": 9,
 }
 
 # (module, function) pairs allowed to import upward, lazily: objects rendering themselves.

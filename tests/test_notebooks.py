@@ -2,7 +2,9 @@
 cites every claim of the source text, and links back to the index and on to the Keras demo.
 
 Running the notebooks needs the notebook extras (``pip install "fpexplore[notebooks]"``);
-the Keras notebook (06) and its solutions also need Keras and are skipped without it.
+the notebooks that import Keras outside a ``try`` block (06, the 90-minute lesson, and
+their solutions) also need Keras and are skipped without it. A lesson that plans its
+minutes is measured after it runs: each part must fit its minutes at the course's pace.
 Run only these tests with ``pytest -m notebooks``.
 """
 
@@ -16,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from fpexplore.cli.pacing import Pace, budget, part_contents, tasks
+from fpexplore.cli.requirements import imports
+
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 CLAIMS = range(1, 17)
-KERAS_PREFIX = "06-"
 INDEX = "00-index.ipynb"
 KERAS_DEMO = "06-mixed-precision-keras.ipynb"
 CELL_TIMEOUT_S = 600
@@ -70,6 +74,8 @@ def test_the_course_is_there():
         "04-formats-for-deep-learning.ipynb",
         "04b-computing-in-a-format.ipynb",
         "05-when-float16-breaks.ipynb",
+        "lesson-90min.ipynb",
+        "solutions/lesson-90min-solutions.ipynb",
     } | {f"solutions/0{k}-solutions.ipynb" for k in (*"123456", "4b")}
     assert expected <= names
 
@@ -78,7 +84,7 @@ def test_the_course_is_there():
 @pytest.mark.parametrize("path", [_param(p) for p in _course()])
 def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
     """Execute the notebook in a fresh python3 kernel, in its own folder."""
-    if path.name.startswith(KERAS_PREFIX):
+    if "keras" in imports(path).required:
         # The notebook picks its own backend (JAX); import Keras the same way to check it.
         monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "jax"))
         pytest.importorskip("keras")
@@ -94,6 +100,12 @@ def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()  # raises CellExecutionError, with the cell and traceback, on failure
+    pace, over = Pace(), []
+    for part, shown, questions in part_contents(notebook):
+        needed = pace.minutes(shown) + questions
+        if needed > part.minutes:
+            over.append(f"part {part.section.number} needs {needed} min of {part.minutes}: {shown}")
+    assert not over, f"{path.name} does not fit its minutes at a normal pace: " + "; ".join(over)
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in _tracked_notebooks()])
@@ -141,10 +153,13 @@ def test_lesson_links_to_index_and_keras_demo(path: Path):
     assert KERAS_DEMO in targets, f"{path.name} does not link to {KERAS_DEMO}"
 
 
-def test_index_links_to_every_notebook():
+def test_index_links_to_the_lesson_and_computes_the_rest():
+    """The index links the lesson in its text; its map of the numbered notebooks is
+    computed (tests/test_course_outline.py checks that it links every one)."""
     targets = _links(NOTEBOOKS / INDEX)
-    lessons = {p.name for p in NOTEBOOKS.glob("0[1-7]*-*.ipynb")} | {KERAS_DEMO}
-    assert lessons <= targets, f"not linked from the index: {sorted(lessons - targets)}"
+    assert "lesson-90min.ipynb" in targets
+    code = [t for kind, t in _cells(NOTEBOOKS / INDEX) if kind == "code"]
+    assert any("notebook_table()" in text for text in code)
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in _course()])
@@ -194,19 +209,14 @@ def test_exercises_print_no_solutions_and_have_a_solutions_notebook(path: Path):
     assert solutions.exists(), f"{path.name} has exercises but no {solutions.name}"
 
 
-_EXERCISE = re.compile(r"\*\*Exercise (\d+)\*\* \((★{1,3})[^)]*?, (\d+) min\)")
-
-
-@pytest.mark.parametrize("path", [_param(p) for p in _LESSONS if p.name[:2] in {"04", "05", "06"}])
-def test_exercises_are_labelled_and_some_ask_to_predict_or_why(path: Path):
-    """Each exercise says its level (★ to ★★★) and minutes; some ask to predict, some why."""
+@pytest.mark.parametrize("path", [_param(p) for p in sorted(NOTEBOOKS.glob("0[1-7]*-*.ipynb"))])
+def test_every_notebook_states_its_budget_where_its_exercises_are(path: Path):
+    """Every numbered notebook states its budget in the course's form (so that
+    tests/test_course_outline.py checks its labels against it), its exercises section
+    says the same ``Exercises: T min.``, and some exercises ask to predict, some why."""
+    stated = budget(path)
+    assert stated is not None, f"{path.name}: no '**Duration.** Walk-through: W min. ...'"
     text = "\n".join(t for kind, t in _exercise_cells(path) if kind == "markdown")
-    starts = re.findall(r"\*\*Exercise \d+", text)
-    labelled = _EXERCISE.findall(text)
-    assert starts and len(labelled) == len(starts), f"unlabelled exercises in {path.name}"
-    assert [int(n) for n, _, _ in labelled] == list(range(1, len(labelled) + 1))
-    assert re.search(r"\(★★ predict", text), f"{path.name}: no predict-then-check exercise"
-    assert re.search(r"\(★★ why", text), f"{path.name}: no why exercise"
-    solutions = _markdown(NOTEBOOKS / "solutions" / f"{path.name[:2]}-solutions.ipynb")
-    for number, _, _ in labelled:
-        assert f"## Exercise {number}" in solutions, f"no solution to exercise {number}"
+    assert re.findall(r"Exercises: (\d+) min\.", text) == [str(stated.exercises)], path.name
+    steps = {step for _, task in tasks(path) if task.what == "Exercise" for step in task.steps}
+    assert {"predict", "why"} <= steps, f"{path.name}: no predict-then-check or no why exercise"

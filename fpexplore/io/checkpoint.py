@@ -103,7 +103,9 @@ class Entry:
 def _map(raw: Raw, spec: TensorSpec, shape: tuple[int, ...], offset: int) -> np.ndarray:
     """A read-only array over ``shape`` values of ``spec.dtype`` at ``offset``."""
     if math.prod(shape) == 0:
-        return np.empty(shape, spec.dtype)
+        empty = np.empty(shape, spec.dtype)
+        empty.flags.writeable = False
+        return empty
     mapped = np.memmap(raw.path, spec.dtype, "r", offset, shape or (1,), order=raw.order)
     array: np.ndarray = mapped.view(np.ndarray)  # a plain array, holding the map open
     return array.reshape(shape) if not shape else array

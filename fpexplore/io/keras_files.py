@@ -32,7 +32,6 @@ variable names stored) are read too.
 from __future__ import annotations
 
 import importlib
-import io
 import json
 import os
 import re
@@ -44,6 +43,7 @@ import numpy as np
 
 from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
 from .checkpoint import ml_dtype as _ml_dtype
+from .zip_members import Window, stored_data_start
 
 __all__ = ["VARIABLES", "read_keras", "read_weights_h5"]
 
@@ -220,38 +220,6 @@ def _legacy(h5: Any, file_name: str) -> dict[str, tuple[str, TensorSpec]]:
     return found
 
 
-class _Window(io.RawIOBase):
-    """The bytes ``[start, start + size)`` of a file, as a seekable file of their own."""
-
-    def __init__(self, path: str, start: int, size: int) -> None:
-        self._file, self._start, self._size, self._at = open(path, "rb"), start, size, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        base = (0, self._at, self._size)[whence]
-        self._at = max(0, base + offset)
-        return self._at
-
-    def tell(self) -> int:
-        return self._at
-
-    def readinto(self, buffer: Any) -> int:
-        n = max(0, min(len(buffer), self._size - self._at))
-        self._file.seek(self._start + self._at)
-        got = self._file.readinto(memoryview(buffer)[:n])
-        self._at += got or 0
-        return got or 0
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
-
-
 def _weights_member(path: str, name: str) -> tuple[Callable[[], Any], Any]:
     """An opener of ``model.weights.h5`` inside a ``.keras`` zip, and the model config."""
     try:
@@ -264,17 +232,14 @@ def _weights_member(path: str, name: str) -> tuple[Callable[[], Any], Any]:
                 )
             info = z.getinfo("model.weights.h5")
             config = json.loads(z.read("config.json")) if "config.json" in names else None
-            with open(path, "rb") as f:
-                f.seek(info.header_offset)
-                local = f.read(30)
+            if info.compress_type == zipfile.ZIP_STORED:  # as Keras writes it: read in place
+                with open(path, "rb") as f:
+                    start = stored_data_start(f, info, f"{name}: model.weights.h5")
+                return (lambda: Window(path, start, info.file_size)), config
     except (zipfile.BadZipFile, OSError, ValueError) as err:
         if isinstance(err, CheckpointError):
             raise
         raise CheckpointError(f"{name}: not a readable .keras archive: {err}") from None
-    if info.compress_type == zipfile.ZIP_STORED and local[:4] == b"PK\x03\x04":
-        start = info.header_offset + 30 + int.from_bytes(local[26:28], "little")
-        start += int.from_bytes(local[28:30], "little")
-        return (lambda: _Window(path, start, info.file_size)), config
     return (lambda: zipfile.ZipFile(path).open("model.weights.h5")), config
 
 
@@ -306,5 +271,6 @@ def read_weights_h5(path: str) -> Checkpoint:
 
 def read_keras(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of a ``.keras`` archive's model variables."""
+    _h5py()  # before anything else, so that a missing h5py is what is reported
     opener, config = _weights_member(path, os.path.basename(path))
     return _checkpoint(path, opener, config)

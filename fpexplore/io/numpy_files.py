@@ -10,7 +10,9 @@
   only each member's ``.npy`` header.
 
 Arrays of Python objects (which ``.npy`` stores pickled) are refused: reading
-them would run code from the file.
+them would run code from the file. So are arrays of raw records (``'<V2'``), which
+is how numpy saves ml_dtypes arrays: the file does not say whether its 2-byte
+values are bfloat16 or something else (a ``.safetensors`` file names its dtypes).
 
 Examples
 --------
@@ -25,13 +27,14 @@ Examples
 from __future__ import annotations
 
 import os
-import struct
 import zipfile
+import zlib
 from typing import IO, Any, Literal
 
 import numpy as np
 
 from .checkpoint import Checkpoint, CheckpointError, Entry, Raw, TensorSpec
+from .zip_members import stored_data_start
 
 __all__ = ["read_npy", "read_npz"]
 
@@ -46,13 +49,21 @@ def _npy_header(f: IO[bytes], where: str) -> tuple[TensorSpec, Literal["C", "F"]
         version = fmt.read_magic(f)
         read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
         shape, fortran, dtype = read(f, max_header_size=_MAX_HEADER)
-    except (ValueError, EOFError, OSError, SyntaxError, struct.error) as err:
+    except Exception as err:  # numpy's parser raises ValueError, SyntaxError, TokenError...
         raise CheckpointError(f"{where}: not a valid .npy header: {err}") from None
     if dtype.hasobject:
         raise CheckpointError(
             f"{where} holds Python objects (dtype {dtype}), stored pickled; "
             "expected an array of numbers"
         )
+    if dtype.kind == "V":
+        raise CheckpointError(
+            f"{where} holds raw {dtype.itemsize}-byte records (dtype {dtype.str!r}), as numpy "
+            "saves ml_dtypes arrays such as bfloat16: the file does not say which format; "
+            "save float32 values, or a .safetensors file, which names its dtypes"
+        )
+    if dtype.kind not in "biufc":
+        raise CheckpointError(f"{where} holds dtype {dtype}; expected numbers")
     order: Literal["C", "F"] = "F" if fortran else "C"
     return TensorSpec(tuple(shape), dtype), order, f.tell() - begin
 
@@ -72,24 +83,13 @@ def read_npy(path: str) -> Checkpoint:
     return Checkpoint(path, "npy", {stem: Entry(spec, Raw(path, offset, order))})
 
 
-def _stored_data_start(f: IO[bytes], info: zipfile.ZipInfo, where: str) -> int:
-    """Where a stored member's bytes start: after its local header, name and extra."""
-    f.seek(info.header_offset)
-    local = f.read(30)
-    if len(local) < 30 or local[:4] != b"PK\x03\x04":
-        raise CheckpointError(f"{where}: its local zip header is missing or corrupt")
-    name_length, extra_length = struct.unpack("<HH", local[26:30])
-    start: int = info.header_offset + 30 + name_length + extra_length
-    return start
-
-
 def _member(path: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Entry:
     where = f"{name}: member {info.filename!r}"
     if info.flag_bits & 1:
         raise CheckpointError(f"{where} is encrypted")
     if info.compress_type == zipfile.ZIP_STORED:
         with open(path, "rb") as f:
-            start = _stored_data_start(f, info, where)
+            start = stored_data_start(f, info, where)
             f.seek(start)
             spec, order, header = _npy_header(f, where)
         if header + spec.nbytes != info.file_size:
@@ -101,7 +101,7 @@ def _member(path: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> 
     try:
         with z.open(info) as f:
             spec, _, _ = _npy_header(f, where)
-    except (zipfile.BadZipFile, OSError, EOFError) as err:  # compressed bytes that do not inflate
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:  # bytes that do not inflate
         raise CheckpointError(f"{where} cannot be decompressed: {err}") from None
     return Entry(spec, lambda: _inflate(path, info.filename, where))
 
@@ -110,7 +110,7 @@ def _inflate(path: str, member: str, where: str) -> Any:
     try:
         with zipfile.ZipFile(path) as z, z.open(member) as f:
             return np.lib.format.read_array(f, allow_pickle=False)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as err:
         raise CheckpointError(f"{where} cannot be read: {err}") from None
 
 

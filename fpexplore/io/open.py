@@ -156,19 +156,16 @@ def open_checkpoint(source: Any) -> Checkpoint:
         A file, read by its suffix (by its first bytes when the suffix is none of
         these):
 
-        =================  =========================================================
-        ``.safetensors``   every dtype, bfloat16 and FP8 as ml_dtypes types; mapped
-        ``.npy``           one tensor named by the file's stem; mapped
-        ``.npz``           the arrays by name; mapped unless compressed
-        ``.keras``         the model's variables by layer path (``"dense/kernel"``);
-                           not the optimizer's state (needs h5py)
-        ``.weights.h5``    the same, from ``model.save_weights`` (also legacy
-                           Keras 2 ``.h5`` files; needs h5py)
-        ``.onnx``          floating-point initializers and Constant nodes by name
-                           (needs onnx)
-        ``.pt`` ``.pth``   a PyTorch ``state_dict`` (needs torch); bfloat16 and FP8
-        ``.bin`` ``.ckpt`` as ml_dtypes types; mapped
-        =================  =========================================================
+        * ``.safetensors``: every dtype, bfloat16 and FP8 as ml_dtypes types; mapped;
+        * ``.npy``: one tensor named by the file's stem; mapped;
+        * ``.npz``: the arrays by name; mapped unless compressed;
+        * ``.keras``, ``.weights.h5``: the model's variables by layer path
+          (``"dense/kernel"``), not the optimizer's state; legacy Keras 2 ``.h5``
+          files too (needs h5py);
+        * ``.onnx``: floating-point initializers and Constant nodes by name (needs
+          onnx);
+        * ``.pt``, ``.pth``, ``.bin``, ``.ckpt``: a PyTorch ``state_dict`` (needs
+          torch), bfloat16 and FP8 as ml_dtypes types; mapped;
 
         or a mapping of names to arrays (numpy, dask, JAX, ml_dtypes or torch;
         nested mappings are flattened with ``/``), wrapped without copying.

@@ -47,7 +47,7 @@ def _open(source: Any) -> tuple[Checkpoint, str]:
             f"source must be a path or a mapping of names to arrays, got {type(source).__name__}"
         )
     opened = open_checkpoint(source)
-    return opened, opened.path or "mapping"
+    return opened, opened.name  # the file's name, without its folder: outputs show no paths
 
 
 def _as_array(value: Any) -> Any:
