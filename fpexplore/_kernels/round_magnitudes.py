@@ -36,7 +36,7 @@ Examples
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -126,7 +126,7 @@ def round_magnitudes64(
     return _overflow(out, r.max, r.overflow_value)
 
 
-def _overflow(t: np.ndarray, top: float, value: float) -> int:
+def _overflow(t: np.ndarray, top: float | np.floating[Any], value: float | np.floating[Any]) -> int:
     if not t.size or not t.max() > top:
         return 0
     over = t > top

@@ -125,9 +125,9 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
         assert limits is not None
         if kind == "mag64":
             err, y64 = _mag64(stats, plan, i, a64, w)
-            den_s = den
-            if plan.scales[i] is not None:  # the scaled domain's |x s|
-                den_s = np.multiply(den, plan.scales[i], out=w.sden[:m]) if zeros else y64
+            den_s, scale = den, plan.scales[i]
+            if scale is not None:  # the scaled domain's |x s|
+                den_s = np.multiply(den, scale, out=w.sden[:m]) if zeros else y64
             _stored(stats, a, limits, zeros, flags)
             _finish(stats, err, den_s, a64, zeros, w, i)
         else:

@@ -117,22 +117,22 @@ def stored_limits(fmt: Format, scale: float = 1.0) -> tuple[np.float32, np.float
 
 
 def _largest_at_most(limit: float, scale: float) -> np.float32:
-    f = np.float32(min(limit / scale, 3.4e38))
+    f: np.float32 = np.float32(min(limit / scale, 3.4e38))
     down, up = np.float32(-np.inf), np.float32(np.inf)
     while float(f) * scale > limit:
-        f = np.nextafter(f, down)
+        f = np.float32(np.nextafter(f, down))
     while float(np.nextafter(f, up)) * scale <= limit:
-        f = np.nextafter(f, up)
+        f = np.float32(np.nextafter(f, up))
     return f
 
 
 def _smallest_at_least(limit: float, scale: float) -> np.float32:
-    f = np.float32(min(limit / scale, 3.4e38))
+    f: np.float32 = np.float32(min(limit / scale, 3.4e38))
     down, up = np.float32(-np.inf), np.float32(np.inf)
     while float(f) * scale < limit:
-        f = np.nextafter(f, up)
+        f = np.float32(np.nextafter(f, up))
     while f > 0 and float(np.nextafter(f, down)) * scale >= limit:
-        f = np.nextafter(f, down)
+        f = np.float32(np.nextafter(f, down))
     return f
 
 
