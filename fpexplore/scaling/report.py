@@ -11,7 +11,9 @@ inputs; and the signal-to-quantization-noise ratio
 
 The report streams: a numpy array (a memory map too) is read in chunks of at
 most ``chunk_bytes`` bytes, a dask array chunk by chunk, and each chunk worked
-through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`), so memory is
+through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`; inputs whose
+values are all float32s by a narrow route that forms errors in float32 where they
+are exact, with the same numbers), so memory is
 bounded by the chunk size whatever the tensor's. One pass reads the amax first
 where a per-tensor scale (or NVFP4's) needs it. Counts and the maximum are exact,
 the SNR is exact up to the rounding of float64 sums, and the median and p99 come
