@@ -53,7 +53,7 @@ __all__ = ["SCALINGS", "TensorReport", "tensor_report"]
 SCALINGS = ("none", "per_tensor", "block")
 MX_OF_ELEMENT = {spec.element: spec for spec in BLOCK_FORMATS.values() if spec.name != "nvfp4"}
 """The MX block format of each element format (the ``block`` row of a plain format)."""
-LOG2_LOW, LOG2_HIGH = -160, 160  # the figure's |x| histogram: quarter octaves in this range
+LOG2_LOW, LOG2_HIGH = -160, 160  # the figure's |x| histogram: quarter binades in this range
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,7 +79,7 @@ class TensorReport:
         return [dict(r) for r in self.records]
 
     def log2_edges(self) -> np.ndarray:
-        """log2 of the edges of the bins of :attr:`log2_hist`: four bins an octave,
+        """log2 of the edges of the bins of :attr:`log2_hist`: four bins a binade,
         ``[2**e (1 + j/4), 2**e (1 + (j+1)/4))``."""
         index = np.arange((1023 + LOG2_LOW) << 2, ((1023 + LOG2_HIGH) << 2) + 1)
         return np.log2([S.bin_edge(int(i), S.LOG2_BITS) for i in index])

@@ -12,7 +12,7 @@ is exact, and divided in float64: the same float64
 (:mod:`fpexplore.scaling.report_narrow`), whose bin is then the exact quotient's.
 
 **Quantiles** come from a histogram of those float64 values with 64 bins an
-octave, read straight off the bits (exponent and top 6 significand bits; counted
+binade, read straight off the bits (exponent and top 6 significand bits; counted
 with ``np.add.at`` into :class:`Bins` a thread keeps for a chunk), over
 ``[2**-64, inf)``: every finite relative error above ``2**-64`` is binned exactly
 (no rounding into a format of at most 64 bits gives a nonzero relative error
@@ -44,13 +44,13 @@ import numpy as np
 
 __all__ = ["QUANTILE_BOUND", "Bins", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile"]
 
-REL_BITS = 6  # 2**REL_BITS bins an octave
+REL_BITS = 6  # 2**REL_BITS bins a binade
 _SHIFT = np.uint64(52 - REL_BITS)
 LOW_BIN = (1023 - 64) << REL_BITS  # the bin of 2**-64: smaller values share it
 _LOW_EDGE = 2.0**-64
 QUANTILE_BOUND = 1 + 2.0**-REL_BITS
 """A quantile read from the histogram lies within this factor above the exact one."""
-LOG2_BITS = 2  # the |x| histogram of the figure: quarter octaves
+LOG2_BITS = 2  # the |x| histogram of the figure: quarter binades
 N_LOG2_BINS = 2047 << LOG2_BITS  # every finite float64, by exponent and 2 top bits
 
 
