@@ -11,7 +11,7 @@ inputs whose values are all float32s, ``|q - x|`` is formed in float32, where it
 is exact, and divided in float64: the same float64
 (:mod:`fpexplore.scaling.report_narrow`), whose bin is then the exact quotient's.
 
-**Quantiles** come from a histogram of those float64 values with 64 bins an
+**Quantiles** come from a histogram of those float64 values with 64 bins a
 binade, read straight off the bits (exponent and top 6 significand bits; counted
 with ``np.add.at`` into :class:`Bins` a thread keeps for a chunk), over
 ``[2**-64, inf)``: every finite relative error above ``2**-64`` is binned exactly
