@@ -1,4 +1,4 @@
-"""matplotlib figures of floating-point formats (``pip install "fpexplore[plot]"``).
+"""matplotlib figures of floating-point formats (``pip install -e ".[plot]"`` from a clone).
 
 Every function takes ``ax=None`` (a new figure when None), returns the Axes
 it drew on, never calls ``plt.show()`` and changes no global matplotlib
@@ -16,7 +16,8 @@ try:
     import matplotlib  # noqa: F401
 except ImportError as err:  # pragma: no cover - exercised without matplotlib only
     raise ImportError(
-        'fpexplore.plot needs matplotlib; install it with: pip install "fpexplore[plot]"'
+        "fpexplore.plot needs matplotlib; install it from a clone of fpexplore (not on PyPI "
+        'yet): pip install -e ".[plot]"'
     ) from err
 
 from .anatomy import bits

@@ -45,6 +45,7 @@ from .arithmetic_steps import (
     compute_lines,
     exact_text,
     lead_exponent,
+    loud_operands,
     operand_lines,
     round_lines,
     sci,
@@ -117,7 +118,8 @@ def operation_steps(op: Operation) -> list[tuple[str, str]]:
         error = f"abs {r.abs_error:.5g}   rel {r.rel_error:.5g}   {r.ulp_error:.4g} ULP"
         steps.append(("error", error))
     flags = ", ".join(f for f in FLAGS if f in op.flags) or "none"
-    steps.append(("flags", flags))
+    operands = loud_operands(op)
+    steps.append(("flags", f"{flags} (this operation); {operands}" if operands else flags))
     return steps
 
 

@@ -7,7 +7,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..core.rounding_explain import explain_rounding
-from .text import exact_decimal, is_huge, magnitude_text, short_repr
+from ..exact import FLAGS
+from .text import exact_decimal, flags_text, is_huge, magnitude_text, short_repr
 
 if TYPE_CHECKING:
     from ..arith.operation import Operation
@@ -18,6 +19,7 @@ __all__ = [
     "compute_lines",
     "exact_text",
     "lead_exponent",
+    "loud_operands",
     "operand_lines",
     "round_lines",
     "sci",
@@ -25,6 +27,7 @@ __all__ = [
 
 NAMES = "abc"
 _LIMIT = 72  # longest binary string shown in full
+_LOUD = frozenset({"overflow", "underflow", "invalid"})  # an operand's flags worth a line
 
 
 def _x(value: Fraction | None) -> Fraction:
@@ -72,6 +75,7 @@ def operand_lines(op: Operation) -> list[tuple[str, str]]:
     steps = []
     for name, p in zip(NAMES, op.operands, strict=False):
         given = p.input
+        label = name
         if p.error not in (None, 0) or (p.exact is None and p.input_exact is not None):
             steps.append(
                 (
@@ -80,14 +84,27 @@ def operand_lines(op: Operation) -> list[tuple[str, str]]:
                     f"{p.value!r} ({p.hex}), error {p.abs_error:.3g}",
                 )
             )
+            label = ""
+        if p.flags & _LOUD:
+            steps.append((label, flags_text(p)))
+            label = ""
         if p.is_finite and p.exact != 0:
             written = sci(_x(p.exact), lead_exponent(p), op.format.mantissa_bits)
-            label = "" if steps and steps[-1][0] == name else name
             steps.append((label, f"= {written}   ({p.value!r}, {p.hex})"))
         else:
-            label = "" if steps and steps[-1][0] == name else name
             steps.append((label, f"= {p.value!r}   ({p.hex})"))
     return steps
+
+
+def loud_operands(op: Operation) -> str:
+    """The operands that overflowed, underflowed or were invalid on the way into the
+    format (``"on the way in: a overflow"``), or ``""``."""
+    loud = [
+        f"{name} {', '.join(f for f in FLAGS if f in p.flags & _LOUD)}"
+        for name, p in zip(NAMES, op.operands, strict=False)
+        if p.flags & _LOUD
+    ]
+    return f"on the way in: {'; '.join(loud)}" if loud else ""
 
 
 def compute_lines(op: Operation) -> list[tuple[str, str]]:
