@@ -38,6 +38,7 @@ from .mixed import (
     plot_running_sums,
     plot_softmax_demo,
 )
+from .training import plot_learning_curves, plot_update_sizes
 
 __all__ = [
     "absolute_error",
@@ -52,12 +53,14 @@ __all__ = [
     "plot_dynamic_loss_scale",
     "plot_exp_overflow",
     "plot_gradient_histogram",
+    "plot_learning_curves",
     "plot_loss_scale_sweep",
     "plot_matmul_error",
     "plot_policy_comparison",
     "plot_running_sums",
     "plot_softmax_demo",
     "plot_sum_errors",
+    "plot_update_sizes",
     "relative_error",
     "spacing",
 ]
