@@ -1,9 +1,11 @@
 """Every install hint the package prints works from a clone: fpexplore is not on PyPI,
 so ``pip install "fpexplore[plot]"`` would fail; ``pip install -e ".[plot]"`` run in the
-clone works, and the hint says so. The same holds for the README and the docs."""
+clone works, and the hint says so. The same holds for the README, the docs and the
+notebooks."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,12 +24,26 @@ def _sources() -> list[Path]:
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     docs += sorted((ROOT / "docs").rglob("*.py"))
     docs += sorted((ROOT / "docs" / "api").glob("*"))
-    return [p for p in package + docs if "_build" not in p.parts and p.is_file()]
+    notebooks = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+    return [
+        p
+        for p in package + docs + notebooks
+        if "_build" not in p.parts and ".ipynb_checkpoints" not in p.parts and p.is_file()
+    ]
+
+
+def _text(path: Path) -> str:
+    """A file's text; a notebook's cells, as a reader sees them."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".ipynb":
+        return text
+    cells = json.loads(text)["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells)
 
 
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_hints_install_from_a_clone(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
+    text = _text(path)
     for match in HINT.finditer(text):
         hint = match[0]
         assert FROM_A_CLONE.search(hint + '"'), f"{path.name}: {hint!r} does not work from a clone"
