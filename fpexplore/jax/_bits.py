@@ -48,6 +48,21 @@ def i32(value: Any) -> Any:
     return jnp.asarray(value).astype(jnp.int32)
 
 
+def computed_once(fn: Any, operand: Any) -> Any:
+    """``fn(operand)``, computed once as an array of its own.
+
+    XLA fuses cheap integer operations into the loop of their consumer: a small
+    table read by every element of a large array (a gather) would be recomputed
+    for each element. A conditional is a boundary fusion does not cross, so the
+    table is built in a ``lax.cond`` whose two branches are both ``fn`` (the
+    predicate, which depends on ``operand`` so that it is not folded away, does
+    not matter). ``operand`` is a uint32 array; under ``vmap`` the conditional
+    becomes a select of two equal results.
+    """
+    flat = jnp.ravel(operand)
+    return lax.cond(flat[0] != 0, fn, fn, operand)
+
+
 def shift_left(x: Any, amount: Any) -> Any:
     """``x << amount`` in uint32; amounts of 32 or more give 0, negative ones 0 too."""
     amount = i32(amount)

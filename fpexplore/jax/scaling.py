@@ -39,11 +39,11 @@ from ._core import Spec, float_bits, round_normalized, spec_for, specials
 from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
 from ._random import key_words, random_bits
 from ._rounding import round_count
+from ._unscale import unscale
 
 __all__ = ["ScaledTensor", "amax_of", "compute_scale", "record_amax", "scale_per_tensor"]
 
 _ONE = float_bits(1.0)
-_HOLDER = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14)}  # m, emin
 
 
 class ScaledTensor(NamedTuple):
@@ -215,12 +215,7 @@ def _scale(x: Any, history: Any, key: Any, *, spec: Spec, fmt_max: float, margin
     random = random_bits(key, x.shape) if rounding == "stochastic" else None
     scaled = round_normalized(*product, negative, spec, rounding, random)
     scaled = _specials_of_inputs(scaled, bits, spec)
-    m, emin = _HOLDER[dtype_name]
-    quotient = divide(*decompose(scaled & u32(MAGNITUDE)), s_sig, s_e, bits=m + 3)
-    count, qe = round_count(*quotient, False, mantissa_bits=m, emin=emin,
-                            rounding="nearest_even")  # fmt: skip
-    values = compose(count, qe) | (scaled & u32(SIGN))
-    values = jnp.where((scaled & u32(MAGNITUDE)) >= u32(INF), scaled, values)  # inf, NaN
+    values = unscale(scaled, scale, spec, dtype_name)  # exact, one rounding
     as_float = partial(jax.lax.bitcast_convert_type, new_dtype=jnp.float32)
     return ScaledTensor(from_float32_bits(values, np.dtype(dtype_name)), as_float(scaled),
                         as_float(scale), as_float(amax))  # fmt: skip
