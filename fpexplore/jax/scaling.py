@@ -60,10 +60,33 @@ class ScaledTensor(NamedTuple):
     amax: Any
 
 
-def _finite_amax_bits(bits: Any) -> Any:
-    """The largest finite magnitude's float32 bits (0 if there is none)."""
-    magnitude = bits & u32(MAGNITUDE)
-    return jnp.max(jnp.where(magnitude < u32(INF), magnitude, u32(0)), initial=np.uint32(0))
+_ROWS = 16
+
+
+def _finite_amax_bits(x: Any) -> Any:
+    """The float32 bits of the largest finite magnitude of a float32, bfloat16 or
+    float16 array (0 if there is none).
+
+    XLA's CPU backend reduces integers one element at a time, but takes the
+    elementwise maximum of two arrays many lanes at once: a large array is cut
+    into 16 rows, their elementwise maximum taken, and only that row reduced.
+    Each row is read as bits on its own, so that no bit copy of ``x`` is made."""
+
+    def finite(part: Any) -> Any:
+        magnitude = to_float32_bits(part) & u32(MAGNITUDE)
+        return jnp.where(magnitude < u32(INF), magnitude, u32(0))
+
+    flat = jnp.ravel(x)
+    cols = flat.shape[0] // _ROWS
+    if cols < 64:
+        return jnp.max(finite(flat), initial=np.uint32(0))
+    widest = finite(flat[:cols])
+    for i in range(1, _ROWS):
+        widest = jnp.maximum(widest, finite(flat[i * cols : (i + 1) * cols]))
+    largest = jnp.max(widest)
+    if flat.shape[0] > _ROWS * cols:
+        largest = jnp.maximum(largest, jnp.max(finite(flat[_ROWS * cols :])))
+    return largest
 
 
 def amax_of(x: Any) -> Any:
@@ -75,7 +98,7 @@ def amax_of(x: Any) -> Any:
     7.5
     """
     input_dtype(x)
-    bits = _finite_amax_bits(to_float32_bits(jnp.asarray(x)))
+    bits = _finite_amax_bits(jnp.asarray(x))
     return jax.lax.bitcast_convert_type(bits, jnp.float32)
 
 
@@ -205,8 +228,7 @@ def scale_per_tensor(
 def _scale(x: Any, history: Any, key: Any, *, spec: Spec, fmt_max: float, margin: int,
            power_of_two: bool, rounding: str, dtype_name: str) -> ScaledTensor:  # fmt: skip
     bits = to_float32_bits(x)
-    source = bits if history is None else to_float32_bits(history)
-    amax = _finite_amax_bits(source)
+    amax = _finite_amax_bits(x if history is None else history)
     scale = _scale_bits(amax, fmt_max, margin, power_of_two)
     s_sig, s_e = decompose(scale)
     magnitude = bits & u32(MAGNITUDE)

@@ -1,8 +1,10 @@
-"""The exact unscaling of per-tensor scaling (fpexplore.jax._unscale): every value of
-each small format divided by many float32 scales, against the exact Fraction
-quotient rounded once (tests/oracle.py) into float32, bfloat16 and float16, with
-subnormal results, overflow to inf, signed zeros, inf and NaN; the table route and
-the direct division agree."""
+"""The kernels behind per-tensor scaling. The exact unscaling
+(fpexplore.jax._unscale): every value of each small format divided by many float32
+scales, against the exact Fraction quotient rounded once (tests/oracle.py) into
+float32, bfloat16 and float16, with subnormal results, overflow to inf, signed
+zeros, inf and NaN; the table route and the direct division agree. The amax
+reduction (cut into rows): every size around the row boundaries, the largest
+value in each row and in the tail."""
 
 from __future__ import annotations
 
@@ -104,3 +106,28 @@ def test_direct_division_route() -> None:
     _check("bfloat16", ("float32",), _scales()[::4], codes)
     e8m0 = np.float32([2.0**-127, 2.0**-100, 1.0, 2.0**127])
     _check("float8_e8m0fnu", ("float32", "float16"), _scales()[::4], e8m0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_amax_over_rows_and_tail(dtype: str) -> None:
+    """amax_of equals numpy's for sizes around the cut into 16 rows (1024 and up),
+    with the largest value (a subnormal, a normal, next to inf and NaN) anywhere."""
+    import fpexplore.jax as fjax
+
+    rng = np.random.default_rng(3)
+    for size in (1, 17, 1023, 1024, 1025, 1040, 1047, 4096 + 15, 40_000):
+        base = (
+            rng.uniform(-1, 1, size) * 2.0**-140 if dtype == "float32" else rng.uniform(-1, 1, size)
+        )
+        base = np.asarray(jnp.asarray(base.astype(np.float32)).astype(dtype))
+        for where in sorted({0, size // 16, size // 2, size - 1, (size // 16) * 16}):
+            if where >= size:
+                continue
+            x = base.copy()
+            x[::7] = np.inf
+            x[1::11] = np.nan
+            x[where] = -3.0
+            got = float(fjax.amax_of(jnp.asarray(x)))
+            assert got == 3.0, (dtype, size, where)
+        finite = base.astype(np.float32)
+        assert float(fjax.amax_of(jnp.asarray(base))) == float(np.abs(finite).max()), (dtype, size)
