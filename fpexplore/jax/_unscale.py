@@ -1,8 +1,8 @@
 """Unscaling by a table: each value of a format divided by a scale, rounded once.
 
-A per-tensor scaled tensor holds values of a small format (E4M3 has 254 finite
+A per-tensor scaled tensor holds values of a small format (E4M3 has 126 positive
 ones), all divided by one scale ``s``. :func:`unscale` therefore divides each
-*possible* value by ``s`` once, exactly (the restoring division of
+*possible* magnitude by ``s`` once, exactly (the restoring division of
 :func:`fpexplore.jax._bits.divide`, then one rounding to nearest even into the
 output dtype), and reads each element's quotient from that table. The table is
 indexed by the float32 bits of a value: every value of the format is a float32
