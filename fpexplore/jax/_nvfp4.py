@@ -93,8 +93,9 @@ def _rows(g: Any, holder: str, rounding: str) -> dict[str, Any]:
     s_sig, s_e = decompose(u32(SCALES.view(np.uint32)))
     rows: dict[str, Any] = {}
     if rounding == "stochastic":
-        divisor = multiply(s_sig, s_e, g_sig, g_e)  # exact: 4 bits times 24
-        rows["divisor"], rows["inverse"] = divisor, reciprocal(divisor[0])
+        divisor_sig, divisor_e = multiply(s_sig, s_e, g_sig, g_e)  # exact: 4 bits times 24
+        rows["divisor_sig"], rows["divisor_e"] = divisor_sig, divisor_e
+        rows["inverse"] = reciprocal(divisor_sig)
     sides = ("toward", "away") if rounding in ("up", "down") else ("toward",)
     for side in sides if rounding != "stochastic" else ():
         for j, (t, tie_up) in enumerate(_thresholds(rounding, side == "toward"), 1):
@@ -129,13 +130,7 @@ def _blocks(amax: Any, g: Any, rows: dict[str, Any]) -> dict[str, Any]:
     target = divide(*decompose(amax), *multiply(*decompose(g), *_constant(6.0)), bits=6)
     count, qe = round_count(*target, False, mantissa_bits=3, emin=-6, rounding="nearest_even")
     code = jnp.minimum(lax.shift_left(u32(qe + 9), u32(3)) + count, u32(126))  # E4M3's code
-    picked = {"code": code}
-    for name, row in rows.items():
-        if name == "divisor":
-            picked["divisor"] = (row[0][code], row[1][code])
-        elif name != "values":
-            picked[name] = row[code]
-    return picked
+    return {"code": code, **{name: row[code] for name, row in rows.items() if name != "values"}}
 
 
 def nvfp4_values(
@@ -154,7 +149,7 @@ def nvfp4_values(
     negative = (bits & u32(SIGN)) != 0
     if rounding == "stochastic":  # all 31 quotient bits against 32 random bits
         sig, e = decompose(jnp.minimum(magnitude, u32(INF - 1)))
-        quotient = divide_by(sig, e, *block["divisor"], block["inverse"])
+        quotient = divide_by(sig, e, block["divisor_sig"], block["divisor_e"], block["inverse"])
         count, qe = round_count(*quotient, negative, mantissa_bits=1, emin=0,
                                 rounding=rounding, random=random)  # fmt: skip
         j = jnp.minimum(count + lax.shift_left(u32(qe + 1), u32(1)), u32(7))  # qe >= -1
