@@ -109,3 +109,16 @@ def test_nvfp4_stochastic_is_unbiased() -> None:
     z = (ups.sum() - 2000 * ps.sum()) / np.sqrt((2000 * ps * (1 - ps)).sum())
     assert abs(z) < 5, z
     assert spread.sum() > 100
+
+
+@pytest.mark.parametrize("mode", ["nearest_even", "up", "stochastic"])
+def test_nvfp4_under_vmap_is_each_tensor_alone(mode: str) -> None:
+    """Under vmap each tensor gets its own tensor scale and tables."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 8, 64)) * np.array([1e-3, 1.0, 1e3])[:, None, None]
+    x = jnp.asarray(x.astype(np.float32))
+    key = jax.random.key(0)
+    batched = jax.vmap(lambda v: fjax.quantize_blocks(v, "nvfp4", mode, key=key))(x)
+    for one, v in zip(np.asarray(batched), x, strict=True):
+        alone = fjax.quantize_blocks(v, "nvfp4", mode, key=key)
+        assert np.array_equal(float32_bits(one), float32_bits(np.asarray(alone)))

@@ -131,3 +131,15 @@ def test_amax_over_rows_and_tail(dtype: str) -> None:
             assert got == 3.0, (dtype, size, where)
         finite = base.astype(np.float32)
         assert float(fjax.amax_of(jnp.asarray(base))) == float(np.abs(finite).max()), (dtype, size)
+
+
+def test_vmap_over_tensors_scales_each_by_its_own_amax() -> None:
+    """Under vmap the scale, and the table built from it, is one per tensor."""
+    import fpexplore.jax as fjax
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 8, 64)) * np.array([1e-3, 1.0, 1e3])[:, None, None]
+    x = jnp.asarray(x.astype(np.float32))
+    batched = jax.vmap(lambda v: fjax.scale_per_tensor(v, "float8_e4m3fn").values)(x)
+    for one, v in zip(np.asarray(batched), x, strict=True):
+        assert np.array_equal(one, np.asarray(fjax.scale_per_tensor(v, "float8_e4m3fn").values))
