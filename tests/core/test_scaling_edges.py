@@ -1,0 +1,148 @@
+"""Per-tensor scaling at the edges (issue 21, 3): ``x * scale`` rounded once from
+its exact value for every input dtype, format, mode and overflow policy (an
+oracle on Fractions); a scale that stays in float32's range whatever amax and
+margin; amax histories with NaN refused in any order; bad arguments named."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore import DelayedScaling, compute_scale, scale_per_tensor
+from tests.explain_check import Value, oracle
+from tests.oracle import round_exact
+
+FORMATS = ["float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float4_e2m1fn", "bfloat16",
+           "float16", "float8_e4m3fnuz", "p3109_p3", "float32"]  # fmt: skip
+MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
+
+
+def _as_value(v: float) -> Value:
+    if np.isnan(v):
+        return Value("nan", Fraction(0), False)
+    if np.isinf(v):
+        return Value("inf", Fraction(0), v < 0)
+    return Value("finite", Fraction(v), bool(np.signbit(v)))
+
+
+def _check_scaled(t: fpx.ScaledTensor, x: np.ndarray, rounding: str, overflow: str | None):
+    assert np.float32(t.scale) == t.scale and t.scale > 0  # a float32 value
+    exact_x = [Fraction(int(v)) if x.dtype.kind in "iu" else Fraction(float(v)) for v in x]
+    for given, got in zip(exact_x, t.scaled.tolist(), strict=True):
+        want = oracle(given * Fraction(t.scale), t.format, rounding, overflow)
+        if want.kind == "finite" and want.value == 0:
+            want.neg = given < 0 and t.format.has_negative_zero
+        have = _as_value(got)
+        assert have.kind == want.kind and (want.kind == "nan" or have.value == want.value), (
+            t.format.name, rounding, overflow, given, t.scale, got, want)  # fmt: skip
+
+
+def test_the_issue_example_rounds_once() -> None:
+    t = scale_per_tensor([3.0, 1.9618443748557354e-05], "float8_e4m3fn")
+    assert t.scaled[1] == 0.001953125  # the exact product lies just below the midpoint
+
+
+def _inputs(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    x = rng.standard_normal(300) * np.exp2(rng.integers(-40, 10, 300))
+    x[:4] = [3.0, 1.9618443748557354e-05, 0.0, -0.0]
+    x[4:8] = [1e-300, -5e-324, 2.0**-1000, 1e300]  # beyond TwoProduct's range
+    with np.errstate(over="ignore"):  # 1e300 becomes inf in float16 and bfloat16
+        narrow = {
+            "float16": (x * 2.0**10).astype(np.float16),
+            "bfloat16": x.astype(ml_dtypes.bfloat16),
+        }
+    return {
+        **narrow,
+        "float64": x,
+        ">f8": x.astype(">f8"),
+        "float32": x.astype(np.float32),
+        "int64": np.array([2**62 + 1, -(2**60) - 3, 2**53 + 1, 7, 0, -1]),
+    }
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_scaled_values_round_once_from_the_exact_product(name: str) -> None:
+    rng = np.random.default_rng(sum(map(ord, name)))
+    for dtype, x in _inputs(rng).items():
+        for rounding in MODES:
+            for overflow in ("saturate", None):
+                t = scale_per_tensor(x, name, rounding=rounding, overflow=overflow)
+                _check_scaled(t, x, rounding, overflow)
+                history = [float(t.amax) / 2.0**40]  # delayed: far too small, overflows
+                d = scale_per_tensor(x, name, recipe="delayed", amax_history=history,
+                                     rounding=rounding, overflow=overflow)  # fmt: skip
+                _check_scaled(d, x, rounding, overflow)
+            assert t.values.dtype == np.float64, dtype
+
+
+def test_stochastic_rounding_stays_between_the_neighbours() -> None:
+    x = np.random.default_rng(1).standard_normal(2000)
+    t = scale_per_tensor(x, "float8_e4m3fn", rounding="stochastic")
+    down = scale_per_tensor(x, "float8_e4m3fn", rounding="down").scaled
+    up = scale_per_tensor(x, "float8_e4m3fn", rounding="up").scaled
+    assert ((t.scaled == down) | (t.scaled == up)).all()
+
+
+@pytest.mark.parametrize("power_of_two", [False, True])
+def test_the_scale_stays_a_float32_value(power_of_two: bool) -> None:
+    """Clamped to [2**-127, 2**127]: a positive float32 whose inverse is one too."""
+    cases = {
+        (1e50, 0): 2.0**-127, (1e-50, 0): 2.0**127, (1.0, 2000): 2.0**-127,
+        (1.0, -2000): 2.0**127, (2.0**1000, 0): 2.0**-127, (5e-324, 0): 2.0**127,
+    }  # fmt: skip
+    for (amax, margin), clamped in cases.items():
+        s = compute_scale(amax, "float8_e4m3fn", margin=margin, power_of_two=power_of_two)
+        assert s == clamped and isinstance(s, float) and np.float32(s) == s
+    for amax in (3.0, 1e-30, 1e30, 448.0, 7.0):
+        s = compute_scale(amax, "float8_e4m3fn", power_of_two=power_of_two)
+        exact = Fraction(448) / Fraction(amax)
+        assert np.float32(s) == s
+        if power_of_two:
+            assert s <= exact < 2 * s and s == 2.0 ** np.frexp(s)[1] / 2
+        else:  # the float32 nearest the exact quotient, rounded once
+            assert Fraction(s) == round_exact(exact, fpx.get_format("float32"), "nearest_even")
+
+
+def test_a_huge_amax_saturates_and_never_gives_nan() -> None:
+    t = scale_per_tensor([1e50, 1.0, -1e49], "float8_e4m3fn")  # filterwarnings = error
+    assert t.scale == 2.0**-127 and np.isfinite(t.values).all()
+    assert t.scaled.tolist() == [448.0, 0.0, -448.0]
+    assert compute_scale(1e50, "float8_e4m3fn", margin=2000) == 2.0**-127
+    assert compute_scale(1.0, "float8_e4m3fn", margin=-2000) == 2.0**127
+
+
+@pytest.mark.parametrize("history", [[np.nan, 1.0], [1.0, np.nan], [np.inf], [1.0, -np.inf]])
+def test_a_non_finite_amax_history_is_refused_in_any_order(history: list[float]) -> None:
+    with pytest.raises(ValueError, match="amax_history"):
+        scale_per_tensor([1.0], "float8_e4m3fn", recipe="delayed", amax_history=history)
+
+
+def test_bad_arguments_are_named() -> None:
+    with pytest.raises(TypeError, match="amax"):
+        compute_scale("3", "float8_e4m3fn")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="amax"):
+        compute_scale(True, "float8_e4m3fn")
+    with pytest.raises(ValueError, match="amax"):
+        compute_scale(-1.0, "float8_e4m3fn")
+    with pytest.raises(ValueError, match="amax"):
+        compute_scale(np.nan, "float8_e4m3fn")
+    with pytest.raises(TypeError, match="amax_history"):
+        scale_per_tensor([1.0], "e4m3", recipe="delayed", amax_history=["3"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="margin"):
+        compute_scale(1.0, "e4m3", margin=1.5)  # type: ignore[arg-type]
+    for bad in ("3", True, [3.0]):
+        with pytest.raises(TypeError, match="tensor_amax"):
+            fpx.quantize_blocks(np.ones(16), "nvfp4", tensor_amax=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="tensor_amax"):
+        fpx.quantize_blocks(np.ones(16), "nvfp4", tensor_amax=np.nan)
+
+
+def test_delayed_scaling_keeps_working() -> None:
+    d = DelayedScaling("float8_e4m3fn", history_len=2)
+    for x in (np.array([1e50]), np.array([1.0]), np.array([np.nan, 2.0])):
+        t = d(x)
+        assert np.float32(t.scale) == t.scale and t.scale > 0
