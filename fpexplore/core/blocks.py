@@ -21,6 +21,7 @@ array([ 0., -0.,  8., 96.])
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from .block_formats import (
     get_block_format,
 )
 from .lazy import is_dask
+from .scaling import check_amax
 
 __all__ = [
     "BLOCK_FORMATS",
@@ -278,10 +280,9 @@ def _quantize_nvfp4(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
     if tensor_amax is None:
         finite_amax = float(amax[~special].max(initial=0.0))
-    elif not (np.isfinite(tensor_amax) and tensor_amax >= 0):
-        raise ValueError(f"tensor_amax must be finite and >= 0, got {tensor_amax!r}")
     else:
-        finite_amax = float(tensor_amax)
+        exact_amax = check_amax(tensor_amax, "tensor_amax")
+        finite_amax = float(min(exact_amax, Fraction(2) ** 1024))  # beyond: refused below
     with np.errstate(over="ignore"):
         g = np.float32(finite_amax / (448.0 * 6.0)) if finite_amax > 0 else np.float32(1.0)
     if not np.isfinite(g):

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
+from .._kernels.scaled import round_scaled
 from ..formats import Format
 from .block_formats import _element_values
 from .blocks import BlockFormat, quantize_blocks
@@ -93,7 +94,7 @@ def _scaled_results(
     if scaling == "per_tensor":
         s = compute_scale(amax, fmt)
         y = x.astype(np.float64) * s
-        stored = K.round_values(y, fmt, overflow="saturate")
+        stored = round_scaled(x, s, fmt, "nearest_even", overflow="saturate")  # rounded once
         return stored / s, y, stored, fmt
     blocks = quantize_blocks(x, block, axis=-1, tensor_amax=amax if block.scale == "e4m3" else None)
     factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
