@@ -1,0 +1,172 @@
+"""Block scaling at the edges (issue 21, 4): every element rounded once from its
+exact quotient ``V / X`` in every mode, sign and block format, also where the
+quotient underflows float64 and for float64 inputs of 53 bits (an oracle on
+Fractions); dequantize_blocks refuses codes and scales outside their formats."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fpexplore import BLOCK_FORMATS, dequantize_blocks, get_format, quantize_blocks
+from tests.explain_check import oracle
+from tests.oracle import round_exact
+
+MX = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"]
+MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
+
+
+def _log2_floor(x: Fraction) -> int:
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    return e - 1 if Fraction(2) ** e > x else e
+
+
+def _round_integer(t: Fraction, mode: str) -> int:
+    floor = math.floor(t)
+    if t == floor:
+        return floor
+    if mode in ("toward_zero", "up", "down"):
+        up = mode == "up" or (mode == "toward_zero" and t < 0)
+        return floor + up
+    fraction = t - floor
+    if fraction != Fraction(1, 2):
+        return floor + (fraction > Fraction(1, 2))
+    if mode == "nearest_away":
+        return floor + (t > 0)
+    return floor + floor % 2  # ties to even
+
+
+def _element(t: Fraction, name: str, element: str, mode: str) -> Fraction:
+    """``t = V / X`` rounded once into the element format, saturating."""
+    if name == "mxint8":
+        return Fraction(min(max(_round_integer(t * 64, mode), -128), 127), 64)
+    v = oracle(t, get_format(element), mode, "saturate")
+    assert v.kind == "finite"
+    return v.value
+
+
+def _expected(x: np.ndarray, name: str, mode: str) -> list[Fraction]:
+    """OCP MX v1.0 6.3 / NVIDIA's NVFP4 recipe on Fractions, block by block."""
+    spec = BLOCK_FORMATS[name]
+    exact = [Fraction(float(v)) for v in x]
+    k = spec.block_size
+    out: list[Fraction] = []
+    if spec.scale == "e8m0":
+        for b in range(0, len(exact), k):
+            block = exact[b : b + k]
+            amax = max(abs(v) for v in block)
+            shared = max(_log2_floor(amax) - spec.emax_elem, -127) if amax else -127
+            scale = Fraction(2) ** shared
+            out += [_element(v / scale, name, spec.element, mode) * scale for v in block]
+        return out
+    e4m3, f32 = get_format("float8_e4m3fn"), get_format("float32")
+    amax = max(abs(v) for v in exact)
+    g = round_exact(amax / 2688, f32, "nearest_even") if amax else Fraction(1)
+    for b in range(0, len(exact), k):
+        block = exact[b : b + k]
+        target = max(abs(v) for v in block) / (6 * g)
+        s = oracle(target, e4m3, "nearest_even", "saturate").value
+        if s == 0:
+            out += [Fraction(0)] * len(block)
+            continue
+        out += [_element(v / (s * g), name, spec.element, mode) * s * g for v in block]
+    return out
+
+
+def _check(x: np.ndarray, name: str, mode: str) -> None:
+    q = quantize_blocks(x, name, rounding=mode)
+    got = [Fraction(v) for v in q.values.tolist()]
+    want = _expected(x, name, mode)
+    for i, (a, b) in enumerate(zip(got, want, strict=True)):
+        assert a == b, (name, mode, i, float(x[i]), float(a), float(b))
+        if a == 0 and x[i] != 0 and BLOCK_FORMATS[name].element != "int8":
+            assert np.signbit(q.values[i]) == (x[i] < 0), (name, mode, i)
+
+
+@pytest.mark.parametrize("name", [*MX, "nvfp4"])
+@pytest.mark.parametrize("mode", MODES)
+def test_elements_below_float64_round_in_every_mode(name: str, mode: str) -> None:
+    """Block amax 2**120 with elements of +-2**-1000 and +-2**-1074: 'up' gives
+    the least positive element value, 'down' its negative, as exact rounding does."""
+    x = np.zeros(32)
+    x[0] = 2.0**120 if name != "nvfp4" else 2.0**100
+    x[1:5] = [2.0**-1000, -(2.0**-1000), 5e-324, -5e-324]
+    x[5:9] = [1.0, -3.0, 2.0**60, -(2.0**-60)]
+    _check(x, name, mode)
+    if name == "mxfp4" and mode == "up":
+        assert quantize_blocks(x, name, rounding="up").values[1] == 0.5 * 2.0**118
+
+
+@pytest.mark.parametrize("name", [*MX, "nvfp4"])
+@pytest.mark.parametrize("mode", MODES)
+def test_float64_inputs_round_once(name: str, mode: str) -> None:
+    """53-bit inputs, and inputs just beside the midpoints of the element grid."""
+    rng = np.random.default_rng(sum(map(ord, name + mode)))
+    x = rng.standard_normal(64) * np.exp2(rng.integers(-20, 20, 64))
+    spec = BLOCK_FORMATS[name]
+    values = (
+        np.arange(-128, 128) / 64
+        if spec.element == "int8"
+        else np.unique(np.abs(np.array([float(v) for v in _grid(spec.element)])))
+    )
+    mids = (values[1:] + values[:-1]) / 2
+    near = rng.choice(mids, 32) * np.where(rng.random(32) < 0.5, 1 + 2.0**-52, 1 - 2.0**-53)
+    x[:32] = near * np.where(rng.random(32) < 0.5, 1, -1)
+    x[0] = values.max()  # X = 1 (MX), so the element grid is the format's own
+    _check(x, name, mode)
+
+
+def _grid(element: str) -> list[float]:
+    from tests.oracle import finite_values
+
+    return [float(v) for v in finite_values(get_format(element))]
+
+
+def test_dequantize_refuses_out_of_range_codes() -> None:
+    ones = np.array([127], np.uint8)
+    cases = [
+        (dict(scales=ones, codes=[300] + [0] * 31, fmt="mxfp4"), "codes"),  # a list
+        (dict(scales=ones, codes=np.array([300] + [0] * 31), fmt="mxfp4"), "codes"),
+        (dict(scales=ones, codes=np.array([16] + [0] * 31), fmt="mxfp4"), "codes"),  # 4 bits
+        (dict(scales=ones, codes=np.array([-1] + [0] * 31), fmt="mxfp4"), "codes"),
+        (dict(scales=ones, codes=np.array([np.nan] + [0] * 31), fmt="mxfp4"), "codes"),
+        (dict(scales=ones, codes=np.array([1.5] + [0] * 31), fmt="mxfp8_e4m3"), "codes"),
+        (dict(scales=np.array([383]), codes=np.zeros(32, int), fmt="mxfp4"), "scales"),
+        (dict(scales=[-1], codes=np.zeros(32, int), fmt="mxfp4"), "scales"),
+        (dict(scales=np.array([np.nan]), codes=np.zeros(32, int), fmt="mxfp8_e5m2"), "scales"),
+        (dict(scales=np.array([256]), codes=np.zeros(32, int), fmt="mxint8"), "scales"),
+        (dict(scales=np.array([-3]), codes=np.zeros(16, int), fmt="nvfp4"), "scales"),
+        (dict(scales=np.array([0x85]), codes=np.zeros(16, int), fmt="nvfp4"), "scales"),
+        (dict(scales=np.array([0x38]), codes=np.array([64] + [0] * 15), fmt="nvfp4"), "codes"),
+    ]
+    for kwargs, name in cases:
+        fmt = kwargs.pop("fmt")
+        extra = {"tensor_scale": 1.0} if fmt == "nvfp4" else {}
+        with pytest.raises(ValueError, match=name):
+            dequantize_blocks(kwargs["scales"], kwargs["codes"], fmt, **extra)
+    for bad in ("1", np.nan, -1.0, 0.0):
+        with pytest.raises((TypeError, ValueError), match="tensor_scale"):
+            dequantize_blocks([0x38], np.zeros(16, int), "nvfp4", tensor_scale=bad)
+    with pytest.raises(TypeError, match="codes"):
+        dequantize_blocks(ones, ["a"] * 32, "mxfp4")
+
+
+def test_dequantize_takes_every_valid_code() -> None:
+    for name in [*MX, "nvfp4"]:
+        spec = BLOCK_FORMATS[name]
+        width = 8 if spec.element == "int8" else get_format(spec.element).bits
+        codes = np.arange(1 << width) % (1 << width)
+        codes = np.resize(codes, -(-codes.size // spec.block_size) * spec.block_size)
+        n = codes.size // spec.block_size
+        scales = np.full(n, 0x38 if spec.scale == "e4m3" else 127)
+        extra = {"tensor_scale": 1.0} if spec.scale == "e4m3" else {}
+        out = dequantize_blocks(scales, codes, name, **extra)
+        as_lists = dequantize_blocks(scales.tolist(), codes.tolist(), name, **extra)
+        assert np.array_equal(out, as_lists, equal_nan=True)
+        assert np.array_equal(out, dequantize_blocks(scales, codes.astype(np.float64), name,
+                                                     **extra), equal_nan=True)  # fmt: skip
+    mx = dequantize_blocks([0xFF], np.zeros(32, int), "mxfp4")  # the NaN scale
+    assert np.isnan(mx).all()
