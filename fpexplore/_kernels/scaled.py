@@ -156,16 +156,17 @@ def odd_product(x: np.ndarray, scale: Any) -> np.ndarray:
     return r
 
 
-def odd_quotient(x: np.ndarray, divisor: Any, fmt: Format) -> np.ndarray:
+def odd_quotient(x: np.ndarray, divisor: Any, fmt: Format, *, narrow: bool = False) -> np.ndarray:
     """``x / divisor`` (``divisor`` positive, broadcast to ``x``) as float64 that
-    ``fmt`` rounds as the exact quotient (see the module notes)."""
+    ``fmt`` rounds as the exact quotient (see the module notes). ``narrow``: the
+    float64 ``x`` holds values of at most 24 significand bits."""
     x64 = _as_float64(x)
     given = np.asarray(divisor, dtype=np.float64)
     d = np.broadcast_to(given, x64.shape)
     with np.errstate(all="ignore"):
         q = x64 / d
         short = _all(np.frexp(given)[0] * 2.0**28 % 1 == 0) and fmt.mantissa_bits <= 21
-        if _narrow(x) and short:  # 24-bit x, 28-bit d: never beside a midpoint
+        if (narrow or _narrow(x)) and short:  # 24-bit x, 28-bit d: never beside a midpoint
             slow = (np.abs(q) < 2.0**-1022) | ~np.isfinite(q)
         else:
             p, e = _two_product(q, d)

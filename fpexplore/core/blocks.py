@@ -21,14 +21,14 @@ array([ 0., -0.,  8., 96.])
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .. import codes as K
+from .._kernels.scaled import odd_product, odd_quotient
 from ..exact import check_rounding
-from ..formats import Format
+from ..formats import Format, get_format
 from .block_formats import (
     BLOCK_FORMATS,
     E8M0_EMAX,
@@ -39,6 +39,7 @@ from .block_formats import (
     _scale_values,
     dequantize_blocks,
     get_block_format,
+    nvfp4_tensor_scale,
 )
 from .lazy import is_dask
 from .scaling import check_amax
@@ -180,9 +181,15 @@ def quantize_blocks(
     NVFP4 follows NVIDIA's recipe: a float32 per-tensor scale ``g = amax / (448 *
     6)`` (1 for an all-zero tensor); per block of 16 an E4M3 scale ``s =
     round_e4m3(block_amax / (6 g))`` (saturating); elements ``round_e2m1(V / (s
-    g))``, saturating at 6. The quotients are computed in float64 and rounded once
-    more (exact rounding of float32 inputs: a float32 divided by ``s g`` is never
-    within 2**-53 of a rounding boundary without being on it).
+    g))``, saturating at 6; ``g`` is rounded once to float32 from the exact
+    ``amax / 2688``.
+
+    Every element (and NVFP4's block scale) is rounded once from its exact
+    quotient, in every mode: ``V / X`` is exact in float64 or, where it falls
+    below float64's range (an element of ``2**-1000`` in a block of ``2**120``),
+    stands in for it by a float64 rounded to odd; NVFP4's quotients by ``s g``
+    are rounded to odd too (:mod:`fpexplore._kernels.scaled`). So ``"up"`` stores
+    the least positive element for a tiny positive element, as exact rounding does.
 
     The last block along ``axis`` may be short (a ragged block): it is padded
     with zeros, which change no block maximum, and the padding is dropped.
@@ -237,8 +244,9 @@ def quantize_blocks(
     if spec.scale == "e8m0":
         scales, codes, values, g = (*_quantize_mx(v, amax, special, spec, rounding, rng), None)
     else:
+        narrow = arr.dtype.itemsize <= (4 if arr.dtype.kind in "fV" else 2)  # <= 24 bits
         scales, codes, values, g = _quantize_nvfp4(
-            v, amax, special, spec, rounding, rng, tensor_amax
+            v, amax, special, spec, rounding, rng, tensor_amax, narrow
         )
     codes = codes.reshape(*moved.shape[:-1], blocks * k)[..., :n]
     values = values.reshape(*moved.shape[:-1], blocks * k)[..., :n]
@@ -262,8 +270,8 @@ def _quantize_mx(
         )
     shared = np.maximum(shared, -E8M0_EMAX)
     shared[special] = 0
-    factor = np.ldexp(1.0, -shared)[..., None]  # 1 / X: a power of two, so v * factor is exact
-    scaled = v * factor
+    factor = np.ldexp(1.0, -shared)[..., None]  # 1 / X, a power of two
+    scaled = odd_product(v, factor)  # V / X: exact, or (below float64's range) rounded to odd
     if special.any():  # inf or NaN in a block: its elements are not encoded (codes 0)
         scaled[special] = 0.0
     codes = _encode_elements(scaled, spec, rounding, rng)
@@ -276,25 +284,23 @@ def _quantize_mx(
 
 def _quantize_nvfp4(
     v: np.ndarray, amax: np.ndarray, special: np.ndarray, spec: BlockFormat, rounding: str,
-    rng: Any, tensor_amax: float | None,
+    rng: Any, tensor_amax: float | None, narrow: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
     if tensor_amax is None:
         finite_amax = float(amax[~special].max(initial=0.0))
     else:
         exact_amax = check_amax(tensor_amax, "tensor_amax")
-        finite_amax = float(min(exact_amax, Fraction(2) ** 1024))  # beyond: refused below
-    with np.errstate(over="ignore"):
-        g = np.float32(finite_amax / (448.0 * 6.0)) if finite_amax > 0 else np.float32(1.0)
-    if not np.isfinite(g):
-        raise ValueError(f"amax {finite_amax!r} needs a per-tensor scale beyond float32's range")
-    g = max(g, np.float32(2.0**-149))
-    target = np.where(special, 0.0, amax) / (6.0 * float(g))
-    scales = K.round_codes(target, "float8_e4m3fn", overflow="saturate")
-    s = K.codes_to_values(scales, "float8_e4m3fn")
-    divisor = np.where(s > 0, s * float(g), 1.0)[..., None]  # exact: 4 bits times 24
-    scaled = np.where(special[..., None] | (s[..., None] == 0), 0.0, v / divisor)
+        finite_amax = float(exact_amax) if exact_amax < 2**1000 else np.inf  # refused below
+    g = nvfp4_tensor_scale(finite_amax)
+    e4m3 = get_format("float8_e4m3fn")
+    target = odd_quotient(np.where(special, 0.0, amax), 6.0 * g, e4m3, narrow=narrow)
+    scales = K.round_codes(target, e4m3, overflow="saturate")
+    s = K.codes_to_values(scales, e4m3)
+    divisor = np.where(s > 0, s * g, 1.0)[..., None]  # exact: 4 bits times 24
+    quotient = odd_quotient(v, divisor, get_format(spec.element), narrow=narrow)
+    scaled = np.where(special[..., None] | (s[..., None] == 0), 0.0, quotient)
     codes = _encode_elements(scaled, spec, rounding, rng)
-    values = _element_values(codes, spec) * (s * float(g))[..., None]
+    values = _element_values(codes, spec) * (s * g)[..., None]
     scales[special] = 0x7F  # E4M3's NaN
     values[np.broadcast_to(special[..., None], values.shape)] = np.nan
-    return scales, codes, values, float(g)
+    return scales, codes, values, g
