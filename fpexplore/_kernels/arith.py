@@ -40,7 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from ..exact import ARITY, check_arithmetic_format, check_overflow, check_rounding, exact_op
+from ..exact import (
+    ARITY,
+    check_arithmetic_format,
+    check_overflow,
+    check_rng,
+    check_rounding,
+    exact_op,
+)
 from ..formats import Format, get_format
 from .errors import spacing_exponents
 from .fields import codes_to_values
@@ -174,7 +181,7 @@ def arith_values(
         raise ValueError(f"{op} takes {ARITY[op]} operand(s), got {len(operands)}")
     xs = [np.asarray(x, dtype=np.float64) for x in np.broadcast_arrays(*operands)]
     if rounding == "stochastic":
-        rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
     with np.errstate(all="ignore"):
         if op in ("neg", "abs"):
             return _sign_op(op, xs[0], fmt)

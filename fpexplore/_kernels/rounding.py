@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exact import check_overflow, check_rounding
+from ..exact import check_overflow, check_rng, check_rounding
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
 from .dtypes import _real_array, code_dtype, widen_into
@@ -89,7 +89,7 @@ def round_codes(
     if _rounder(fmt, rounding, overflow) is not None:
         return _round_array(values, fmt, rounding, overflow, code_dtype(fmt))
     if rounding == "stochastic":
-        rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
     x = exact_float64(_real_array(values), fmt, rounding, rng)
     flat = x.reshape(-1)
     out = np.empty(flat.shape, dtype=code_dtype(fmt))

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exact import parse_real, round_real
+from ..exact import check_rng, parse_real, round_real
 from ..formats import Format, get_format
 from .dtypes import _as_float64, code_dtype
 from .fields import codes_to_values
@@ -188,7 +188,7 @@ def round_exact_elements(
     finite = np.isfinite(x64)
     out = round_values(x64, fmt, "nearest_even", overflow=overflow)  # inf and NaN as they are
     source = x if x.dtype.kind in "iu" else x64
-    generator = np.random.default_rng(rng) if rounding == "stochastic" else None
+    generator = check_rng(rng) if rounding == "stochastic" else None
     codes = []
     for v in _exact(source, finite):
         exact = exact_of(v)

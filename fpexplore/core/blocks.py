@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import codes as K
 from .._kernels.scaled import odd_product, odd_quotient
-from ..exact import check_rounding
+from ..exact import check_rng, check_rounding
 from ..formats import Format, get_format
 from .block_formats import (
     BLOCK_FORMATS,
@@ -147,7 +147,7 @@ def _round_integers(t: np.ndarray, rounding: str, rng: Any) -> np.ndarray:
     if rounding == "down":
         return np.asarray(np.floor(t))
     floor = np.floor(t)
-    return np.asarray(floor + (np.random.default_rng(rng).random(t.shape) < t - floor))
+    return np.asarray(floor + (check_rng(rng).random(t.shape) < t - floor))
 
 
 def _encode_elements(scaled: np.ndarray, spec: BlockFormat, rounding: str, rng: Any) -> Any:
