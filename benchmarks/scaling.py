@@ -10,7 +10,7 @@ benchmarks/_harness.py), so the machine's load cancels out. Peers: ml_dtypes
 gfloat's ``quantize_block`` runs one Python call per element, so it is timed on a
 sample of blocks and its rate applied to N. The tensor report runs in a child
 process over a .npy file memory-mapped chunk by chunk
-(:func:`fpexplore.core.lazy.from_npy`), whose peak resident memory (VmHWM,
+(:func:`fpexplore.lazy.from_npy`), whose peak resident memory (VmHWM,
 Linux) is the figure reported; a plain numpy pass (the largest
 magnitude, chunk by chunk over the same mapping) is the throughput baseline.
 """
@@ -124,7 +124,7 @@ import numpy as np
 sys.path.insert(0, sys.argv[3])
 import dask
 import fpexplore as fpx
-from fpexplore.core.lazy import from_npy
+from fpexplore.lazy import from_npy
 path, mode = sys.argv[1], sys.argv[2]
 dask.config.set(scheduler="threads", num_workers=2)
 start = time.perf_counter()
@@ -135,7 +135,7 @@ if mode == "numpy":
         amax = max(amax, float(np.abs(mapped[i : i + step]).max()))
     result = amax
 else:
-    x = from_npy(path, chunk_rows=1 << 22)
+    x = from_npy(path)
     result = fpx.tensor_report(x, ["float8_e4m3fn"]).to_records()[2]["snr_db"]
 seconds = time.perf_counter() - start
 # VmHWM: this process's peak resident memory (ru_maxrss would carry the parent's over exec)

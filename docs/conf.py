@@ -43,7 +43,10 @@ def _sync_course(source: Path, target: Path) -> None:
 
 _sync_course(DOCS.parent / "notebooks", DOCS / "course")
 
+import fpx_facts  # noqa: E402 - docs/_ext, put on the path above
+
 import fpexplore  # noqa: E402
+from fpexplore.cli.requirements import imports  # noqa: E402
 
 project = "fpexplore"
 author = "The fpexplore developers"
@@ -73,19 +76,38 @@ napoleon_use_rtype = False
 napoleon_use_ivar = True  # "Attributes" sections as fields: properties are documented once
 
 # --- the course: executed at every build -----------------------------------------------------
-# Notebook 06 needs Keras and a backend ("fpexplore[keras]", Python 3.11+). Without them it is
-# shown unexecuted, under a warning box that says why (fpx_docs.py adds the box).
-KERAS_NOTEBOOK = "course/06-mixed-precision-keras"
+# The notebooks that import Keras outside a try block (06, the lesson, and their solutions)
+# need Keras and a backend ("fpexplore[keras]", Python 3.11+). Without them they are shown
+# unexecuted, under a warning box that says why (fpx_docs.py adds the box).
+KERAS_NOTEBOOKS = [
+    path.relative_to(DOCS).with_suffix("").as_posix()
+    for path in sorted((DOCS / "course").rglob("*.ipynb"))
+    if "keras" in imports(path).required
+]
+fpx_keras_docs = KERAS_NOTEBOOKS
 HAVE_KERAS = all(importlib.util.find_spec(name) for name in ("keras", "jax"))
 nb_execution_mode = "force"
 nb_execution_timeout = 600  # seconds per cell
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
-nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{KERAS_NOTEBOOK}.ipynb"]
+nb_execution_excludepatterns = [] if HAVE_KERAS else [f"{doc}.ipynb" for doc in KERAS_NOTEBOOKS]
 nb_merge_streams = True
+# Markdown that a cell prints (the index's map, the lesson's plan) has tables: GitHub-flavoured.
+nb_render_markdown_format = "gfm"
 # No widget manager from a CDN: fpx_docs.py replaces each widget by a static snapshot.
 nb_ipywidgets_js = {}
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "tasklist"]
+myst_enable_extensions = [
+    "dollarmath",
+    "amsmath",
+    "colon_fence",
+    "deflist",
+    "tasklist",
+    "substitution",
+]
+# Counts of the course and the handout's numbers, computed now ({{ course_sessions }} in a page).
+myst_substitutions = (
+    fpx_facts.course_substitutions(DOCS.parent / "notebooks") | fpx_facts.handout_substitutions()
+)
 myst_heading_anchors = 3
 myst_heading_slug_func = "fpx_docs.jupyter_heading_slug"  # anchors as JupyterLab makes them
 

@@ -10,9 +10,8 @@ representation error; count the values between two numbers.
 (0, 128, 4788176)
 """
 
-from .codes import Kind
-from .core.accumulate import ORDERS, Accumulation, dot, sum
-from .core.arithmetic import (
+from .arith.accumulate import ORDERS, Accumulation, dot, sum
+from .arith.arithmetic import (
     FLAGS,
     Operation,
     abs,
@@ -25,8 +24,17 @@ from .core.arithmetic import (
     sqrt,
     sub,
 )
+from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
-from .core.blocks import (
+from .core.census import Census, float_census
+from .core.decode import FloatParts, decode, from_bits
+from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
+from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
+from .exact import ROUNDING_MODES
+from .formats import FORMATS, Format, FormatLike, format_names, get_format
+from .io import open_checkpoint
+from .render.comparison import compare, format_table
+from .scaling.blocks import (
     BLOCK_FORMATS,
     BlockFormat,
     QuantizedBlocks,
@@ -34,15 +42,36 @@ from .core.blocks import (
     get_block_format,
     quantize_blocks,
 )
-from .core.census import Census, float_census
-from .core.decode import FloatParts, decode, from_bits
-from .core.density import Binade, BinadeTable, binade_table, count_between, values_between
-from .core.error import RepresentationError, next_down, next_up, representation_error, round_to, ulp
-from .core.report import TensorReport, tensor_report
-from .core.scaling import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
-from .exact import ROUNDING_MODES
-from .formats import FORMATS, Format, FormatLike, format_names, get_format
-from .render.comparison import compare, format_table
+from .scaling.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
+from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
+from .scaling.report import TensorReport, tensor_report
+
+# Module paths of 0.2 that moved in 0.3 (README, "Changelog: module paths"): the old
+# names stay importable as aliases of the modules that replaced them.
+_MOVED_MODULES = {
+    "core.arithmetic": "arith.arithmetic",
+    "core.operation": "arith.operation",
+    "core.accumulate": "arith.accumulate",
+    "core.pairwise": "arith.pairwise",
+    "core.exact_sums": "arith.exact_sums",
+    "core.scaling": "scaling.per_tensor",
+    "core.blocks": "scaling.blocks",
+    "core.block_formats": "scaling.block_formats",
+    "core.report": "scaling.report",
+    "core.report_stats": "scaling.report_stats",
+    "core.lazy": "lazy.dask_arrays",
+}
+
+
+def _alias_moved_modules() -> None:
+    import importlib
+    import sys
+
+    for old, new in _MOVED_MODULES.items():
+        sys.modules.setdefault(f"{__name__}.{old}", importlib.import_module(f"{__name__}.{new}"))
+
+
+_alias_moved_modules()
 
 __version__ = "0.1.0"
 
@@ -58,6 +87,8 @@ __all__ = [
     "BinadeTable",
     "BlockFormat",
     "Census",
+    "CheckpointReport",
+    "CheckpointSummary",
     "DelayedScaling",
     "FloatParts",
     "Format",
@@ -72,6 +103,7 @@ __all__ = [
     "abs",
     "add",
     "binade_table",
+    "checkpoint_report",
     "compare",
     "compute_scale",
     "count_between",
@@ -91,6 +123,7 @@ __all__ = [
     "neg",
     "next_down",
     "next_up",
+    "open_checkpoint",
     "quantize_blocks",
     "remainder",
     "representation_error",

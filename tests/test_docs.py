@@ -4,7 +4,8 @@ The site is built once (``python -m sphinx -W -b html docs``, which executes the
 into a temporary folder. Then every page's links are checked on disk, and the pages are
 opened in Debian's Chromium through Playwright with every request outside ``file://``
 blocked: the mathematics is typeset by the site's own MathJax, the figures load, the widget
-snapshots are there, and not one request tried to leave the machine.
+snapshots are there, and not one request tried to leave the machine. The handout prints on
+one page and shows fpexplore's numbers.
 
 Needs ``pip install -e ".[docs,browser]"`` (and ``keras`` for notebook 06) and
 ``.ci/install-browser``. Run only these tests with ``pytest -m docs``.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -21,6 +23,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from fpexplore.cli.requirements import imports
 
 pytestmark = pytest.mark.docs
 
@@ -40,6 +44,9 @@ CHROMIUM_ARGS = [
 BUILD_TIMEOUT_S = 1200
 HAVE_KERAS = all(importlib.util.find_spec(name) for name in ("keras", "jax"))
 COURSE = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
+NEEDS_KERAS = {
+    p.stem for p in (REPO / "notebooks").glob("*.ipynb") if "keras" in imports(p).required
+}
 WIDGET_PAGES = ["01-anatomy-of-a-float", "02-precision-density", "03-representation-error"]
 
 
@@ -112,11 +119,12 @@ def test_every_link_resolves(site: Path) -> None:
 
 
 def test_course_pages_are_executed(site: Path) -> None:
-    """Every notebook of the course is a page with its outputs (06 needs Keras)."""
+    """Every notebook of the course is a page with its outputs (those that import Keras
+    need it)."""
     for name in COURSE:
         page = (site / "course" / f"{name}.html").read_text(encoding="utf-8")
         executed = 'class="cell_output' in page
-        if name.startswith("06-") and not HAVE_KERAS:
+        if name in NEEDS_KERAS and not HAVE_KERAS:
             assert not executed and "not executed when this site was built" in page
         else:
             assert executed, f"{name} has no outputs"
@@ -128,6 +136,26 @@ def test_course_pages_are_executed(site: Path) -> None:
 
 def test_cli_page_shows_help(site: Path) -> None:
     assert "usage: fpexplore" in (site / "cli.html").read_text(encoding="utf-8")
+
+
+def test_generated_counts_and_numbers_are_on_the_pages(site: Path) -> None:
+    """The substitutions of conf.py reached the pages (a failed one leaves its braces)."""
+    sys.path.insert(0, str(REPO / "docs" / "_ext"))
+    try:
+        from fpx_facts import handout_substitutions
+    finally:
+        sys.path.remove(str(REPO / "docs" / "_ext"))
+    for page in ("index.html", "teachers.html", "course.html", "handout.html"):
+        text = (site / page).read_text(encoding="utf-8")
+        assert "{{" not in text, f"{page}: a substitution was not replaced"
+    handout = (site / "handout.html").read_text(encoding="utf-8")
+    plain = [v for v in handout_substitutions().values() if "$" not in v and "|" not in v]
+    missing = [value for value in plain if value not in handout]
+    assert not missing, f"the handout lacks {missing}"
+
+
+def _pdf_pages(pdf: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page[^s]", pdf))
 
 
 def test_pages_offline_in_chromium(site: Path) -> None:
@@ -187,6 +215,12 @@ def test_pages_offline_in_chromium(site: Path) -> None:
                         .map(img => img.src.slice(0, 120))"""
                 )
                 assert not broken, f"{name}: images that did not load: {broken}"
+            handout = context.new_page()  # printed as a browser prints, print CSS and all
+            handout.goto((site / "handout.html").as_uri(), wait_until="load")
+            handout.wait_for_function("() => window.MathJax && MathJax.startup.promise")
+            handout.evaluate("() => MathJax.startup.promise")
+            printed = _pdf_pages(handout.pdf(format="A4", prefer_css_page_size=True))
+            assert printed == 1, f"the handout prints on {printed} pages, not one"
         finally:
             browser.close()
     assert math_pages >= 2, f"only {math_pages} pages have math"

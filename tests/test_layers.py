@@ -1,9 +1,11 @@
 """The package's folders are its layers, and imports run downward only.
 
 From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding),
-``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``core``
-(decode, round, measure, count), ``render`` (text, HTML, tables), the package root
-(the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``.
+``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io`` (checkpoint
+readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
+(operations and sums) and ``scaling`` (per-tensor and block scaling, tensor reports),
+``render`` (text, HTML, tables), the package root (the public API), and the front ends
+``plot``, ``widgets``, ``mixed``, ``cli``.
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -22,13 +24,17 @@ LAYERS = {
     "exact": 1,
     "_kernels": 2,
     "codes": 3,
-    "core": 4,
-    "render": 5,
-    "": 6,  # the package root: fpexplore/__init__.py and __main__.py
-    "plot": 7,
-    "widgets": 7,
-    "mixed": 7,
-    "cli": 7,
+    "io": 4,  # checkpoint readers (numpy and the file libraries only): the reports import them
+    "lazy": 4,
+    "core": 5,
+    "arith": 6,
+    "scaling": 6,
+    "render": 7,
+    "": 8,  # the package root: fpexplore/__init__.py and __main__.py
+    "plot": 9,
+    "widgets": 9,
+    "mixed": 9,
+    "cli": 9,
 }
 
 # (module, function) pairs allowed to import upward, lazily: objects rendering themselves.
@@ -39,14 +45,18 @@ LAZY_RENDERING = {
     ("core.rounding_explain", "__str__"),
     ("core.rounding_explain", "to_svg"),
     ("core.rounding_explain", "_repr_html_"),
-    ("core.operation", "__str__"),
-    ("core.operation", "_repr_html_"),
-    ("core.accumulate", "__str__"),
-    ("core.accumulate", "_repr_html_"),
-    ("core.blocks", "__str__"),
-    ("core.blocks", "_repr_html_"),
-    ("core.report", "table"),
-    ("core.report", "plot"),
+    ("arith.operation", "__str__"),
+    ("arith.operation", "_repr_html_"),
+    ("arith.accumulate", "__str__"),
+    ("arith.accumulate", "_repr_html_"),
+    ("scaling.blocks", "__str__"),
+    ("scaling.blocks", "_repr_html_"),
+    ("scaling.report", "table"),
+    ("scaling.report", "plot"),
+    ("scaling.checkpoint_result", "table"),
+    ("scaling.checkpoint_result", "__str__"),
+    ("scaling.checkpoint_result", "_repr_html_"),
+    ("scaling.checkpoint_result", "plot"),
     ("core.census", "__str__"),
     ("core.census", "_repr_html_"),
     ("core.error", "__str__"),
@@ -150,3 +160,81 @@ def test_modules_are_small_or_say_why(path: Path) -> None:
 def test_every_folder_is_a_layer() -> None:
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders == {name for name in LAYERS if name and name != "codes"}
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and (
+        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+    )
+
+
+def _runtime_walk(node: ast.AST, function: str | None):
+    """Like _walk, without the imports that only type checkers run."""
+    for child in ast.iter_child_nodes(node):
+        if _is_type_checking(child):
+            continue
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _runtime_walk(child, child.name)
+        elif isinstance(child, ast.Import | ast.ImportFrom):
+            yield function, child
+        else:
+            yield from _runtime_walk(child, function)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules it imports at run time (lazily inside functions too),
+    leaving out the documented lazy rendering imports."""
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        module = _module_name(path)
+        node_name = module.removesuffix("__init__").rstrip(".")
+        targets = graph.setdefault(node_name, set())
+        for function, node in _runtime_walk(ast.parse(path.read_text()), None):
+            if (module, function) not in LAZY_RENDERING:
+                targets.update(_target(module, node))
+    return graph
+
+
+def test_no_import_cycles() -> None:
+    """No module reaches itself through imports, not even through a lazy import
+    inside a function (which only hides a loop): a loop means two modules share a
+    concern that belongs in a third."""
+    graph = _import_graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in graph:
+                continue
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*stack[stack.index(target) :], target]))
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_moved_module_paths_still_import() -> None:
+    """0.2's module paths import as aliases of the modules that replaced them
+    (README, "Changelog: module paths")."""
+    import importlib
+
+    import fpexplore
+
+    for old, new in fpexplore._MOVED_MODULES.items():
+        assert importlib.import_module(f"fpexplore.{old}") is importlib.import_module(
+            f"fpexplore.{new}"
+        )
+    from fpexplore.core import arithmetic, lazy  # the form `from package import module`
+
+    assert arithmetic.add is fpexplore.add and lazy.from_npy is fpexplore.lazy.from_npy

@@ -38,7 +38,19 @@ def test_ruff_format() -> None:
 def test_doctests() -> None:
     """The Examples sections of every module below the front ends (and the CLI) run as
     written; plot, widgets and mixed run theirs in their own tests."""
-    paths = ["formats", "exact", "_kernels", "codes.py", "core", "render", "cli"]
+    paths = [
+        "formats",
+        "exact",
+        "_kernels",
+        "codes.py",
+        "io",
+        "lazy",
+        "core",
+        "arith",
+        "scaling",
+        "render",
+        "cli",
+    ]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules",
          *(str(ROOT / "fpexplore" / p) for p in paths)],

@@ -1,7 +1,8 @@
 """The package type-checks, and a downstream project sees its types.
 
 mypy runs with the ``[tool.mypy]`` settings of pyproject.toml: clean on the whole
-package, strict on the core layers (formats, exact, codes, core). ``py.typed`` is
+package, strict on the core layers (formats, exact, codes, io, lazy, core, arith,
+scaling). ``py.typed`` is
 what lets a type checker read an installed fpexplore at all; without it every
 name imported from the package is ``Any``.
 """
@@ -66,7 +67,15 @@ def test_package_is_clean() -> None:
 
 def test_strict_settings_cover_the_core() -> None:
     """The core modules pass ``--strict`` itself, not only the listed settings."""
-    core = ["fpexplore/formats", "fpexplore/exact", "fpexplore/codes.py", "fpexplore/core"]
+    core = [
+        "fpexplore/formats",
+        "fpexplore/exact",
+        "fpexplore/codes.py",
+        "fpexplore/lazy",
+        "fpexplore/core",
+        "fpexplore/arith",
+        "fpexplore/scaling",
+    ]
     result = _mypy(
         "--config-file", "pyproject.toml", "--strict", "--follow-imports=silent", *core, cwd=ROOT
     )

@@ -3,10 +3,12 @@
 * ``.. fpexplore-help::`` prints the ``fpexplore --help`` text of the installed command.
 * MathJax 3 is copied from the pinned ``sphinx-mathjax-offline`` package into the build's
   ``_static/mathjax``, so that no page loads anything from the network.
+* Links to notebooks in Markdown that a cell printed point at their pages.
 * Widget outputs become static snapshots: the HTML, text, images and control labels that the
   widget showed when the notebook ran, under a note on running it live. No widget manager
   is loaded (it would come from a CDN).
-* Notebook 06 gets a warning box at its top when Keras is missing and it was not executed.
+* The notebooks that need Keras (``fpx_keras_docs``) get a warning box at their top when
+  Keras is missing and they were not executed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import re
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -46,9 +49,11 @@ MATHJAX_PARTS = ["tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extens
 
 
 class FpexploreHelp(Directive):
-    """The ``fpexplore --help`` text, from the installed command itself."""
+    """The ``fpexplore --help`` text, from the installed command itself
+    (``fpexplore report --help`` with the argument ``report``)."""
 
     has_content = False
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
         from fpexplore.cli import main
@@ -58,7 +63,7 @@ class FpexploreHelp(Directive):
         os.environ["COLUMNS"] = "88"
         try:
             with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
-                main(["--help"])
+                main([*self.arguments, "--help"])
         finally:
             if old_columns is None:
                 del os.environ["COLUMNS"]
@@ -194,8 +199,25 @@ def snapshot_widgets(app: Sphinx, doctree: nodes.document, docname: str) -> None
         raw.replace_self(nodes.raw("", snapshot, format="html"))
 
 
+# --- links in computed Markdown: notebook files become pages -------------------------------
+
+_NOTEBOOK_LINK = re.compile(r"^(?![a-z][a-z0-9+.-]*:)([^#]+)\.ipynb(?:#(.*))?$", re.IGNORECASE)
+
+
+def notebook_links_to_pages(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Links to ``x.ipynb#Heading`` in Markdown that a cell printed (the index's map of the
+    course, the lesson's plan) point at the page ``x.html#Heading``. MyST does this for
+    the notebooks' own Markdown, not for their outputs. A heading's anchor on the site
+    leaves out its mathematics, which JupyterLab's keeps (``...-up-to-$2^p$``)."""
+    for ref in doctree.findall(nodes.reference):
+        match = _NOTEBOOK_LINK.match(ref.get("refuri", ""))
+        if match:
+            anchor = re.sub(r"-?\$[^$]*\$", "", unquote(match[2] or ""))
+            ref["refuri"] = f"{match[1]}.html" + (f"#{anchor}" if anchor else "")
+
+
 def keras_note(app: Sphinx, doctree: nodes.document) -> None:
-    if app.config.nb_execution_excludepatterns and app.env.docname == app.config.fpx_keras_doc:
+    if app.config.nb_execution_excludepatterns and app.env.docname in app.config.fpx_keras_docs:
         box = nodes.warning("", nodes.raw("", f"<p>{KERAS_NOTE}</p>", format="html"))
         section = next(iter(doctree.findall(nodes.section)), None)
         if section is None:
@@ -205,10 +227,11 @@ def keras_note(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value("fpx_keras_doc", "course/06-mixed-precision-keras", "env")
+    app.add_config_value("fpx_keras_docs", ["course/06-mixed-precision-keras"], "env")
     app.add_directive("fpexplore-help", FpexploreHelp)
     app.connect("build-finished", copy_mathjax)
     app.connect("doctree-resolved", snapshot_widgets)
+    app.connect("doctree-resolved", notebook_links_to_pages)
     app.connect("doctree-read", keras_note)
     app.connect("autodoc-process-docstring", escape_absolute_values)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import arithmetic
-from ..core.operation import Operation
+from ..arith import arithmetic
+from ..arith.operation import Operation
 from ..exact import FLAGS
 from ..formats import Format
 from ..render.table import Table

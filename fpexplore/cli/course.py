@@ -5,7 +5,7 @@ inside the wheel as ``fpexplore/_course/``, so ``pip install fpexplore`` users
 get them too. :func:`copy_course` puts a fresh copy in a folder of the user's
 choosing, where they can be run and edited without touching the installed
 package. The few files from elsewhere in the repository that the course uses
-(:data:`COMPANIONS`, e.g. the benchmark script an exercise of notebook 06 runs)
+(:data:`COMPANIONS`, e.g. the script that times notebook 06's three policies)
 go along, at the same relative path, so the copy is self-sufficient.
 
 Examples

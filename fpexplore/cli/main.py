@@ -218,6 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         The arguments without the program name; ``sys.argv[1:]`` by default.
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["report"]:  # the report command has a parser of its own
+        from .report import report_main
+
+        return report_main(arguments[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(protect_negative_numbers(arguments))

@@ -57,6 +57,7 @@ fpexplore VALUE [-f FORMAT ...] [--rounding MODE] [--saturate] [--json] [--color
        fpexplore --list-formats [-f FORMAT ...] [--json]
        fpexplore --plot NAME [VALUE] [-f FORMAT ...] [--range LO HI] -o FILE [--force]
        fpexplore --course DIR [--force]
+       fpexplore report PATH -f FORMAT[,FORMAT...] [--json | --csv]   (see report --help)
        fpexplore --version | --help"""
 
 DESCRIPTION = """\

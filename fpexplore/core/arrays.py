@@ -17,7 +17,7 @@ import numpy as np
 from .. import codes as K
 from ..codes import KIND_CODES, Kind
 from ..formats import FORMATS, Format, FormatLike, get_format
-from .lazy import is_dask, map_elementwise
+from ..lazy import is_dask, map_elementwise
 
 __all__ = ["ArrayParts", "KindArray", "decode_array"]
 

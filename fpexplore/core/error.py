@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
 from ..formats import Format, FormatLike, get_format
-from .lazy import is_dask, lazy_rounding_errors, map_elementwise
+from ..lazy import is_dask, lazy_rounding_errors, map_elementwise
 from .narrow import result_dtype, round_narrow
 
 _FLOAT64 = get_format("float64")

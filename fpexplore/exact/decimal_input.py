@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from fractions import Fraction
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from .parse import ExactReal
+from .real import ExactReal
 
 __all__ = [
     "DECIMAL_PLACES",
@@ -114,8 +113,6 @@ def bounded(digits: str, exponent: int, sign: int) -> ExactReal:
     ``rel_error`` and, for ``x >= 10**400``, ``ulp_error`` are computed from
     ``given`` (see :class:`fpexplore.core.decode.FloatParts`).
     """
-    from .parse import ExactReal  # the type it fills; parse.py imports this module
-
     digits = digits.lstrip("0")
     if not digits:
         return ExactReal(sign, Fraction(0))

@@ -21,7 +21,7 @@ import struct
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from .decimal_input import (
     quotient,
     ratio,
 )
+from .real import ExactReal, to_float
 
 __all__ = [
     "DECIMAL_PLACES",
@@ -47,44 +48,6 @@ __all__ = [
     "ratio",
     "to_float",
 ]
-
-
-class ExactReal(NamedTuple):
-    """An input taken exactly: sign bit, then a magnitude, ``inf`` or ``nan``.
-
-    ``magnitude`` is a non-negative Fraction for finite inputs and None for
-    inf/NaN. A NaN read from a float carries its ``payload`` (the 52 mantissa
-    bits of float64); one spelled in text has payload None and gets the
-    format's canonical pattern; ``quiet`` says whether it is a quiet NaN.
-    """
-
-    sign: int
-    magnitude: Fraction | None
-    special: str | None = None  # None, "inf" or "nan"
-    payload: int | None = 0
-    quiet: bool = True
-    given: StandIn | None = None  # the decimal, where ``magnitude`` only stands in for it
-
-    @property
-    def is_finite(self) -> bool:
-        return self.special is None
-
-    def to_float(self) -> float:
-        """The nearest float (inf past float64's range, NaN for NaN)."""
-        if self.special == "nan":
-            return math.nan
-        if self.special == "inf" or self.magnitude is None:
-            magnitude = math.inf
-        else:
-            magnitude = to_float(self.magnitude)
-        return -magnitude if self.sign else magnitude
-
-    @property
-    def value(self) -> Fraction | None:
-        """The signed exact value (None for inf/NaN). -0 is Fraction(0)."""
-        if self.magnitude is None:
-            return None
-        return -self.magnitude if self.sign else self.magnitude
 
 
 _DIGITS = r"\d(?:_?\d)*"
@@ -289,11 +252,3 @@ def short_text(text: str, limit: int = 60) -> str:
     """``repr(text)``, cut to about ``limit`` characters for error messages."""
     shown = repr(text)
     return shown if len(shown) <= limit else f"{shown[: limit - 4]}...' ({len(text)} characters)"
-
-
-def to_float(x: Fraction) -> float:
-    """``float(x)``, correctly rounded, with +-inf instead of OverflowError."""
-    try:
-        return float(x)
-    except OverflowError:  # math.copysign(inf, x) would convert x too
-        return math.inf if x > 0 else -math.inf

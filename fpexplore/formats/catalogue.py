@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 
 from .format import Format
+from .names import ALIASES as _ALIASES
+from .names import CATALOGUE
+from .names import IEEE_NAMED as _IEEE_NAMED
 
 __all__ = ["FORMATS", "FormatLike", "format_names", "get_format", "p3109"]
 
@@ -32,18 +35,6 @@ else:  # np.finfo takes no subscript at run time in older numpy
 """What :func:`get_format` accepts, and so every ``fmt`` argument: a name, alias or
 numpy dtype string, a :class:`Format`, a numpy (or ml_dtypes) dtype, scalar type or
 scalar, an ``np.finfo`` (or ``ml_dtypes.finfo``), or ``float`` (float64)."""
-
-
-def _fn(name: str, e: int, m: int, bias: int | None = None) -> Format:
-    return Format(name, e, m, bias, "fn")
-
-
-def _mx(name: str, e: int, m: int, bias: int) -> Format:
-    return Format(name, e, m, bias, "none")
-
-
-def _fnuz(name: str, e: int, m: int, bias: int) -> Format:
-    return Format(name, e, m, bias, "fnuz")
 
 
 def p3109(precision: int) -> Format:
@@ -63,87 +54,19 @@ def p3109(precision: int) -> Format:
     """
     if not isinstance(precision, int) or not 1 <= precision <= 7:
         raise ValueError(f"P3109 binary8 precision must be an int in 1..7, got {precision!r}")
-    return Format(f"p3109_p{precision}", 8 - precision, precision - 1, 2 ** (7 - precision),
-                  "p3109")  # fmt: skip
+    return FORMATS[f"p3109_p{precision}"]
 
 
-FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        Format("float64", 11, 52),
-        Format("float32", 8, 23),
-        Format("tf32", 8, 10),
-        Format("bfloat16", 8, 7),
-        Format("float16", 5, 10),
-        Format("float8_e5m2", 5, 2),
-        _fn("float8_e4m3fn", 4, 3),
-        _fnuz("float8_e4m3fnuz", 4, 3, 8),
-        _fnuz("float8_e5m2fnuz", 5, 2, 16),
-        _fnuz("float8_e4m3b11fnuz", 4, 3, 11),
-        Format("float8_e8m0fnu", 8, 0, 127, "fn", is_signed=False, has_subnormals=False),
-        *(p3109(p) for p in range(1, 8)),
-        _mx("float6_e3m2fn", 3, 2, 3),
-        _mx("float6_e2m3fn", 2, 3, 1),
-        _mx("float4_e2m1fn", 2, 1, 1),
-    )
-}
-"""The catalogue, widest first. Names follow ml_dtypes."""
-
-_ALIASES = {
-    "fp64": "float64", "double": "float64", "f64": "float64", "binary64": "float64",
-    "fp32": "float32", "single": "float32", "f32": "float32",
-    "binary32": "float32",
-    "fp16": "float16", "half": "float16", "f16": "float16", "binary16": "float16",
-    "bf16": "bfloat16",
-    "tensorfloat32": "tf32", "tensorfloat-32": "tf32", "tf-32": "tf32",
-    "e5m2": "float8_e5m2", "fp8_e5m2": "float8_e5m2", "fp8e5m2": "float8_e5m2",
-    "e4m3": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "fp8_e4m3": "float8_e4m3fn",
-    "fp8e4m3": "float8_e4m3fn",
-    "e3m2": "float6_e3m2fn", "fp6_e3m2": "float6_e3m2fn", "float6_e3m2": "float6_e3m2fn",
-    "e2m3": "float6_e2m3fn", "fp6_e2m3": "float6_e2m3fn", "float6_e2m3": "float6_e2m3fn",
-    "e2m1": "float4_e2m1fn", "fp4": "float4_e2m1fn", "fp4_e2m1": "float4_e2m1fn",
-    "float4_e2m1": "float4_e2m1fn",
-    "e4m3fnuz": "float8_e4m3fnuz", "fp8_e4m3fnuz": "float8_e4m3fnuz",
-    "e5m2fnuz": "float8_e5m2fnuz", "fp8_e5m2fnuz": "float8_e5m2fnuz",
-    "e4m3b11fnuz": "float8_e4m3b11fnuz", "e4m3b11": "float8_e4m3b11fnuz",
-    "e8m0": "float8_e8m0fnu", "e8m0fnu": "float8_e8m0fnu", "float8_e8m0": "float8_e8m0fnu",
-    "fp8_e8m0": "float8_e8m0fnu",
-    **{f"p3109_k8p{p}": f"p3109_p{p}" for p in range(1, 8)},
-    **{f"p3109_k8p{p}se": f"p3109_p{p}" for p in range(1, 8)},
-}  # fmt: skip
+FORMATS: dict[str, Format] = {name: Format(name, *params) for name, params in CATALOGUE.items()}
+"""The catalogue, widest first. Names follow ml_dtypes (see
+:mod:`~fpexplore.formats.names` for the parameters)."""
 
 _CUSTOM = re.compile(r"(?:ieee_)?e(\d+)m(\d+)")
-
-_IEEE_NAMED = {"float8_e4m3": (4, 3), "float8_e3m4": (3, 4)}
-"""ml_dtypes' IEEE-style FP8 variants (with inf and NaN), known by name but not in
-the catalogue. Not to be confused with float8_e4m3fn."""
-
-
-_ML_DTYPES_NAMES = (
-    "bfloat16", "float8_e4m3", "float8_e3m4", "float8_e4m3fn", "float8_e5m2",
-    "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu",
-    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
-)  # fmt: skip
-"""The formats that ml_dtypes stores, by their ml_dtypes names."""
-
-
-def format_dtype(fmt: Format) -> Any:
-    """The numpy or ml_dtypes dtype of a catalogue format, else None."""
-    if fmt.name in ("float16", "float32", "float64"):
-        return np.dtype(fmt.name) if FORMATS[fmt.name] == fmt else None
-    if fmt.name not in _ML_DTYPES_NAMES or _named(fmt.name) != fmt:
-        return None
-    try:
-        import ml_dtypes
-    except ImportError:
-        return None
-    kind = getattr(ml_dtypes, fmt.name, None)
-    return None if kind is None else np.dtype(kind)
 
 
 def _named(name: str) -> Format:
     if name in _IEEE_NAMED:
-        return Format.ieee_like(*_IEEE_NAMED[name], name=name)
+        return Format(name, *_IEEE_NAMED[name])
     return FORMATS[name]
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .encoding import NAN_ENCODINGS, Encoding, NanEncoding
+from .names import ALIASES, CATALOGUE, Params, dtype_of
 from .validation import check_format
 
 __all__ = ["Format", "NanEncoding"]
@@ -156,13 +157,11 @@ nonzero pattern on infinity or NaN
         240.0
         """
         if name is None:
-            from .catalogue import _ALIASES, FORMATS  # the catalogue is built from this class
-
             name = f"e{exponent_bits}m{mantissa_bits}"
-            known = FORMATS.get(_ALIASES.get(name, name))
-            if known is not None:  # "e5m2" is float8_e5m2; "e4m3" means float8_e4m3fn
-                same = known == cls(known.name, exponent_bits, mantissa_bits)
-                name = known.name if same else f"ieee_{name}"
+            known = ALIASES.get(name, name)
+            if known in CATALOGUE:  # "e5m2" is float8_e5m2; "e4m3" means float8_e4m3fn
+                same = CATALOGUE[known] == cls(known, exponent_bits, mantissa_bits).params
+                name = known if same else f"ieee_{name}"
         return cls(name, exponent_bits, mantissa_bits)
 
     def _replace(self, **changes: Any) -> Format:
@@ -177,6 +176,24 @@ nonzero pattern on infinity or NaN
         }
         params.update(changes)
         return Format(**params)
+
+    @property
+    def params(self) -> Params:
+        """The primary parameters after the name, in the constructor's order
+        (``Format(name, *fmt.params) == fmt``).
+
+        >>> from fpexplore import get_format
+        >>> get_format("e4m3").params
+        (4, 3, 7, 'fn', True, True)
+        """
+        return (
+            self.exponent_bits,
+            self.mantissa_bits,
+            self.bias,
+            self.nan_encoding,
+            self.is_signed,
+            self.has_subnormals,
+        )
 
     # -- widths -------------------------------------------------------------------
     @property
@@ -307,9 +324,7 @@ nonzero pattern on infinity or NaN
         >>> print(get_format("tf32").dtype)
         None
         """
-        from .catalogue import format_dtype  # the catalogue is built from this class
-
-        return format_dtype(self)
+        return dtype_of(self.name, self.params)
 
     # -- rendering ----------------------------------------------------------------
     def __str__(self) -> str:

@@ -19,7 +19,7 @@ _REACH = 24  # octaves beyond the data that the x axis stretches to show a forma
 
 
 def plot_report(report: Any, ax: Axes | None = None) -> Axes:
-    """Histogram of log2|x| of a :class:`fpexplore.core.report.TensorReport` (heights per
+    """Histogram of log2|x| of a :class:`fpexplore.scaling.report.TensorReport` (heights per
     quarter octave; the bins are quarters of each binade's significands), and per
     plain format a row of its ranges: subnormal (light), normal (solid), overflow
     (hatched, from log2(max) on); a dashed line below shows the normal range that
@@ -34,7 +34,7 @@ def plot_report(report: Any, ax: Axes | None = None) -> Axes:
 
     Examples
     --------
-    >>> from fpexplore.core.report import tensor_report
+    >>> from fpexplore.scaling.report import tensor_report
     >>> r = tensor_report(np.random.default_rng(0).standard_normal(1000), ["float8_e4m3fn"])
     >>> ax = plot_report(r)
     >>> sorted(c.get_gid() for c in ax.collections if "e4m3" in str(c.get_gid()))

@@ -1,4 +1,4 @@
-"""How a sum or dot product (:class:`~fpexplore.core.accumulate.Accumulation`) reads:
+"""How a sum or dot product (:class:`~fpexplore.arith.accumulate.Accumulation`) reads:
 the result, the exact sum, the error, and why the order and accumulator matter."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .text import short_repr
 
 if TYPE_CHECKING:
-    from ..core.accumulate import Accumulation
+    from ..arith.accumulate import Accumulation
 
 __all__ = ["accumulation_html", "accumulation_lines", "accumulation_text"]
 

@@ -1,6 +1,6 @@
 """An operation explained the way a textbook lays it out, as text and as HTML.
 
-The steps of :class:`~fpexplore.core.arithmetic.Operation`: each operand rounded
+The steps of :class:`~fpexplore.arith.arithmetic.Operation`: each operand rounded
 into the format (when it was not one of its values), the operands in binary
 scientific notation, the exponent alignment (which operand shifts, by how many
 places), the exact result, normalization, the guard / round / sticky bits that
@@ -49,7 +49,7 @@ from .html import field_boxes_html
 from .text import exact_decimal
 
 if TYPE_CHECKING:
-    from ..core.arithmetic import Operation
+    from ..arith.arithmetic import Operation
 
 __all__ = ["operation_html", "operation_steps", "operation_text"]
 

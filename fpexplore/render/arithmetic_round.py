@@ -28,7 +28,7 @@ from .binary import log2_floor, sci, split_bits
 from .text import magnitude_text
 
 if TYPE_CHECKING:
-    from ..core.operation import Operation
+    from ..arith.operation import Operation
 
 __all__ = ["no_value", "round_lines", "sign_lines", "special_line", "zero_line"]
 

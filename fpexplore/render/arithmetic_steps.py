@@ -25,8 +25,8 @@ from .binary import binary, log2_floor, sci
 from .text import exact_decimal, magnitude_text, short_repr
 
 if TYPE_CHECKING:
+    from ..arith.operation import Operation
     from ..core.decode import FloatParts
-    from ..core.operation import Operation
 
 __all__ = ["NAMES", "compute_lines", "exact_text", "lead_exponent", "operand_lines", "shown"]
 

@@ -2,7 +2,7 @@
 each element's code, value and error, as text and HTML tables.
 
 >>> import numpy as np
->>> from fpexplore.core.blocks import quantize_blocks
+>>> from fpexplore.scaling.blocks import quantize_blocks
 >>> q = quantize_blocks(np.array([0.3, -1.7, 5.9, 100.0]), "mxfp4")
 >>> print(block_table(q, 0).title)
 mxfp4 block 0 of 1: amax = 100.0, shared scale X = 2**(6 - 2) = 16.0 (E8M0 code 0x83)

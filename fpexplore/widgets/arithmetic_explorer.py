@@ -6,8 +6,8 @@ from typing import Any
 
 import ipywidgets as W  # the package's __init__ has already checked it is there
 
-from ..core import arithmetic
-from ..core.operation import Operation
+from ..arith import arithmetic
+from ..arith.operation import Operation
 from ..core.rounding_explain import MODES
 from ..formats import Format, FormatLike, get_format
 from ..render.text import ROUNDING_NAMES

@@ -151,3 +151,39 @@ def test_tabulated_formats_match_the_table_oracle(arr: np.ndarray, fmt: str, mod
             assert np.isnan(value), (x, fmt, mode)
         else:
             assert value == float(want), (x, fmt, mode)
+
+
+REPORT_FORMATS = (*FORMAT_NAMES[:10], "mxfp4", "nvfp4", "mxint8", "mxfp8_e4m3", "float8_e8m0fnu",
+                  "float8_e4m3fnuz")  # fmt: skip
+
+
+def _shaped(arr: np.ndarray, split: int) -> np.ndarray:
+    if arr.size and split and arr.size % split == 0:
+        return arr.reshape(split, -1)
+    return arr
+
+
+@settings(FUZZ, max_examples=200)
+@given(arrays(), st.integers(0, 3), st.lists(st.sampled_from(REPORT_FORMATS), min_size=0,
+       max_size=3), st.sampled_from([None, -3, -1, 0, 1, 2]))  # fmt: skip
+def test_reports_answer_or_refuse(arr: np.ndarray, split: int, formats: list[str],
+                                  axis: int | None) -> None:  # fmt: skip
+    x = _shaped(arr, split)
+    report, error = _within(lambda: fpx.tensor_report(x, formats, axis=axis))
+    if error is not None:
+        return
+    for r in report.to_records():
+        assert 0 <= r["flushed_to_zero"] <= r["nonzero"] <= x.size
+        assert r["overflow"] + r["clipped"] <= r["nonzero"]
+        if r["nonzero"] and not np.isnan(r["max_rel_error"]):
+            assert r["median_rel_error"] <= r["p99_rel_error"] <= r["max_rel_error"]
+    checkpoint, error = _within(
+        lambda: fpx.checkpoint_report({"t": x}, formats, axis=axis, progress=False)
+    )
+    if error is None and np.asarray(x).dtype.kind not in "iu":
+        rows = [
+            {k: v for k, v in r.items() if k not in ("tensor", "shape", "dtype", "size", "axis")}
+            for r in checkpoint.records
+        ]
+        if axis is None or -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+            assert rows == report.to_records()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.core.exact_sums import exact_sum
+from fpexplore.arith.exact_sums import exact_sum
 
 
 def _round(x: Fraction, fmt: str) -> Fraction:
@@ -126,7 +126,7 @@ def test_bad_input() -> None:
 
 
 def test_fused_levels_give_the_level_by_level_sum() -> None:
-    from fpexplore.core import pairwise
+    from fpexplore.arith import pairwise
 
     rng = np.random.default_rng(3)
     for n, fmt in ((pairwise._CHUNK * 70 + 13, "float32"), (pairwise._CHUNK * 64 + 1, "float16"),

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
+from ..core.decode import FloatParts, decode, from_bits
 from ..exact import (
     FLAGS,
     check_arithmetic_format,
@@ -52,7 +53,6 @@ from ..exact import (
     exact_op,
 )
 from ..formats import Format, FormatLike, get_format
-from .decode import FloatParts, decode, from_bits
 from .operation import SYMBOLS, Operation
 
 __all__ = [

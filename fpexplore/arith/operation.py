@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..core.decode import FloatParts
 from ..exact import FLAGS
 from ..formats import Format
-from .decode import FloatParts
 
 __all__ = ["SYMBOLS", "Operation"]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fpexplore import get_format, tensor_report
-from fpexplore.core.report_stats import QUANTILE_BOUND
+from fpexplore.scaling.report_stats import QUANTILE_BOUND
 
 FORMATS = ["float8_e4m3fn", "float8_e5m2", "bfloat16", "mxfp4", "nvfp4", "mxint8"]
 
@@ -33,7 +33,7 @@ def test_counts_of_a_crafted_tensor() -> None:
     assert per["flushed_to_zero"] == 3  # 1.0, 2**-10, 2**-8 vanish next to 1e6
 
 
-def test_errors_are_exact_for_numpy() -> None:
+def test_errors_against_numpy_oracle() -> None:
     x = np.random.default_rng(0).standard_normal(4001)
     rec = _records(tensor_report(x, ["bfloat16"]))["bfloat16", "none"]
     q = x.astype(np.float32)  # not bfloat16: compute the oracle from round_to's definition
@@ -41,8 +41,9 @@ def test_errors_are_exact_for_numpy() -> None:
 
     q = round_to(x, "bfloat16")
     rel = np.abs(q - x) / np.abs(x)
-    assert rec["median_rel_error"] == float(np.quantile(rel, 0.5, method="inverted_cdf"))
-    assert rec["p99_rel_error"] == float(np.quantile(rel, 0.99, method="inverted_cdf"))
+    for key, q_ in (("median_rel_error", 0.5), ("p99_rel_error", 0.99)):
+        exact = float(np.quantile(rel, q_, method="inverted_cdf"))
+        assert exact <= rec[key] <= exact * QUANTILE_BOUND
     assert rec["max_rel_error"] == float(rel.max())
     assert rec["snr_db"] == pytest.approx(10 * np.log10(np.sum(x**2) / np.sum((x - q) ** 2)))
 
@@ -68,7 +69,7 @@ def test_dask_agrees_with_numpy() -> None:
 
 def test_dask_from_npy(tmp_path) -> None:
     pytest.importorskip("dask.array")
-    from fpexplore.core.lazy import from_npy
+    from fpexplore.lazy import from_npy
 
     x = np.random.default_rng(2).standard_normal((1000, 64)).astype(np.float32)
     np.save(tmp_path / "t.npy", x)

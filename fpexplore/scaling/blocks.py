@@ -29,6 +29,7 @@ from .. import codes as K
 from .._kernels.scaled import odd_product, odd_quotient
 from ..exact import check_rng, check_rounding
 from ..formats import Format, get_format
+from ..lazy import is_dask
 from .block_formats import (
     BLOCK_FORMATS,
     E8M0_EMAX,
@@ -41,8 +42,7 @@ from .block_formats import (
     get_block_format,
     nvfp4_tensor_scale,
 )
-from .lazy import is_dask
-from .scaling import check_amax
+from .per_tensor import check_amax
 
 __all__ = [
     "BLOCK_FORMATS",

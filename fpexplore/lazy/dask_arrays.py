@@ -93,22 +93,26 @@ def _require_dask() -> Any:
     return da
 
 
-def _read_npy(path: str, start: int, stop: int) -> np.ndarray:
-    """Rows ``start:stop`` of a .npy file, copied out of a mapping that is then
-    dropped, so the pages read leave the process's resident memory."""
+def _read_npy(path: str, start: int, stop: int, columns: slice | None = None) -> np.ndarray:
+    """Rows ``start:stop`` (and ``columns`` of the second axis) of a .npy file, copied
+    out of a mapping that is then dropped, so the pages read leave the process's
+    resident memory."""
     mapped = np.load(path, mmap_mode="r")
     try:
-        return np.array(mapped[start:stop])
+        part = mapped[start:stop] if columns is None else mapped[start:stop, columns]
+        return np.array(part)
     finally:
         del mapped
 
 
-def from_npy(path: str, chunk_rows: int = 1 << 22) -> Any:
-    """A dask array reading a .npy file chunk by chunk along its first axis.
+def from_npy(path: str, chunk_rows: int | None = None, *, chunk_bytes: int = 1 << 26) -> Any:
+    """A dask array reading a .npy file chunk by chunk, each chunk at most
+    ``chunk_bytes`` bytes (64 MiB): whole rows of the first axis where a row fits,
+    else single rows cut along the second axis too.
 
     ``dask.array.from_array(np.load(path, mmap_mode="r"))`` keeps one mapping of
     the whole file open, and every page it reads stays in the process's resident
-    memory until the mapping goes. Here each chunk maps the file, copies its rows
+    memory until the mapping goes. Here each chunk maps the file, copies its part
     and unmaps it, so a report over a file larger than memory holds a few chunks
     at a time.
 
@@ -116,8 +120,18 @@ def from_npy(path: str, chunk_rows: int = 1 << 22) -> Any:
     ----------
     path : str
         A .npy file.
-    chunk_rows : int
-        Rows (entries of the first axis) per chunk.
+    chunk_rows : int, optional
+        At most this many rows (entries of the first axis) per chunk as well.
+    chunk_bytes : int
+        Bytes per chunk at most (a chunk holds at least one element).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.npy")
+    >>> np.save(path, np.zeros((1000, 64), np.float32))  # rows of 256 bytes
+    >>> from_npy(path, chunk_bytes=4096).chunks[0][:2]
+    (16, 16)
     """
     da = _require_dask()
     dask: Any = importlib.import_module("dask")  # (untyped)
@@ -127,11 +141,26 @@ def from_npy(path: str, chunk_rows: int = 1 << 22) -> Any:
     del header
     if not shape:
         raise ValueError(f"{path} holds a 0-d array; expected at least one axis")
-    if chunk_rows < 1:
+    if chunk_rows is not None and (isinstance(chunk_rows, bool) or chunk_rows < 1):
         raise ValueError(f"chunk_rows must be a positive int, got {chunk_rows!r}")
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
+    row_bytes = dtype.itemsize * math.prod(shape[1:])
+    rows = max(1, chunk_bytes // max(row_bytes, 1))
+    rows = min(rows, chunk_rows) if chunk_rows is not None else rows
+    split = len(shape) > 1 and row_bytes > chunk_bytes
+    step = max(1, chunk_bytes // max(1, dtype.itemsize * math.prod(shape[2:])))
     parts = []
-    for start in range(0, shape[0], chunk_rows):
-        stop = min(start + chunk_rows, shape[0])
-        block = dask.delayed(_read_npy, pure=True)(path, start, stop)
-        parts.append(da.from_delayed(block, (stop - start, *shape[1:]), dtype=dtype))
+    for start in range(0, shape[0], rows):
+        stop = min(start + rows, shape[0])
+        if not split:
+            block = dask.delayed(_read_npy, pure=True)(path, start, stop)
+            parts.append(da.from_delayed(block, (stop - start, *shape[1:]), dtype=dtype))
+            continue
+        pieces = []
+        for first in range(0, shape[1], step):
+            last = min(first + step, shape[1])
+            block = dask.delayed(_read_npy, pure=True)(path, start, stop, slice(first, last))
+            pieces.append(da.from_delayed(block, (1, last - first, *shape[2:]), dtype=dtype))
+        parts.append(da.concatenate(pieces, axis=1))
     return da.concatenate(parts, axis=0)

@@ -1,0 +1,200 @@
+"""``fpexplore report``: will this model survive these formats, and which tensors won't?
+
+``fpexplore report PATH -f e4m3,mxfp4,bf16`` reads a checkpoint file with
+:func:`fpexplore.open_checkpoint` (safetensors, npy/npz, Keras, ONNX, torch), runs
+:func:`fpexplore.checkpoint_report` on it, and prints the worst rows (lowest SNR
+first), then one summary line per (format, scaling). ``--json`` and ``--csv`` print
+the records instead. A bad file, format or argument: exit status 2 and one line on
+stderr.
+
+Examples
+--------
+>>> import numpy as np, os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "w.npy")
+>>> np.save(path, np.array([0.5, 1.0, -2.0, 448.0], np.float32))  # E4M3 values: stored exactly
+>>> report_main([path, "-f", "e4m3", "--scaling", "none", "--csv"])
+tensor,shape,dtype,size,axis,format,scaling,block_format,scale,overflow,clipped,flushed_to_zero,subnormal,nonzero,median_rel_error,p99_rel_error,max_rel_error,snr_db,became_inf,became_nan,nonfinite_from
+w,4,float32,4,0,float8_e4m3fn,none,,,0,0,0,0,4,0.0,0.0,0.0,inf,0,0,
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from .output import PROG, UsageError
+
+__all__ = ["build_report_parser", "report_main"]
+
+SCALING_NAMES = ("none", "per_tensor", "block")
+
+DESCRIPTION = """\
+Will this model survive these formats? Each floating-point tensor of the file is
+stored in each format (plain, scaled by its own largest magnitude, and in blocks)
+and measured: overflow, clipping, values flushed to zero, relative errors and the
+signal-to-noise ratio. Prints the worst tensors first, then one summary line per
+format and scaling."""
+
+EPILOG = """\
+PATH: .safetensors (bfloat16 and FP8 too), .npy, .npz, .keras, .weights.h5,
+.onnx (needs onnx), .pt/.pth/.bin (a PyTorch state_dict; needs torch).
+
+FORMAT: plain formats (e4m3, e5m2, bf16, float16...) give the rows none,
+per_tensor and block (in the MX format of that element type, when there is
+one); block formats (mxfp4, mxfp6_e2m3, mxfp8_e4m3, nvfp4...) give a block row.
+
+A tensor passes a (format, scaling) when no value overflows and its SNR is at
+least --min-snr dB (20 by default).
+
+--json prints a list of records, one per (tensor, format, scaling), worst
+first (all of them, or the --top N worst): numbers are JSON numbers; inf, -inf
+and NaN, which JSON cannot write, are the strings "inf", "-inf" and "nan";
+shape is a list. --csv prints the same records as CSV (shape as 4x5).
+
+examples:
+  fpexplore report model.safetensors -f e4m3,mxfp4
+  fpexplore report model.keras -f e4m3,e5m2,mxfp4,nvfp4,bf16 --axis 0
+  fpexplore report model.onnx -f bf16 --scaling none --json
+
+exit status: 0 done, 2 a bad file, format or argument (one line on stderr)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_report_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``fpexplore report``."""
+    parser = _Parser(
+        prog=f"{PROG} report",
+        usage=f"{PROG} report PATH -f FORMAT[,FORMAT...] [--scaling SCALING[,...]] "
+        "[--axis N] [--top N] [--min-snr DB] [--json | --csv] [--no-progress]",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", metavar="PATH", help="the checkpoint file")
+    parser.add_argument(
+        "-f",
+        "--format",
+        action="append",
+        required=True,
+        metavar="FORMAT",
+        help="formats to report, comma-separated or repeated, e.g. e4m3,e5m2,mxfp4,nvfp4,bf16",
+    )
+    parser.add_argument(
+        "--scaling",
+        action="append",
+        metavar="SCALING",
+        help="none, per_tensor and/or block, comma-separated (default: all three)",
+    )
+    parser.add_argument(
+        "--axis",
+        type=int,
+        metavar="N",
+        help="the block axis of every tensor that has it (default: each tensor's last axis)",
+    )
+    parser.add_argument(
+        "--top",
+        type=int,
+        metavar="N",
+        help="show the N worst rows (default 10; with --json or --csv: every row)",
+    )
+    parser.add_argument(
+        "--min-snr",
+        type=float,
+        default=20.0,
+        metavar="DB",
+        help="the SNR a tensor needs to pass, in dB (default 20)",
+    )
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the records as JSON")
+    out.add_argument("--csv", action="store_true", help="print the records as CSV")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (one is shown on a terminal's stderr only)",
+    )
+    return parser
+
+
+def _names(specs: list[str], what: str) -> list[str]:
+    names = [name.strip() for spec in specs for name in spec.split(",") if name.strip()]
+    if not names:
+        raise UsageError(f"empty {what}")
+    return list(dict.fromkeys(names))
+
+
+def _scalings(specs: list[str] | None) -> tuple[str, ...]:
+    if specs is None:
+        return SCALING_NAMES
+    chosen = [name.lower().replace("-", "_") for name in _names(specs, "--scaling")]
+    for name in chosen:
+        if name not in SCALING_NAMES:
+            raise UsageError(
+                f"unknown --scaling {name!r}; expected some of {', '.join(SCALING_NAMES)}"
+            )
+    return tuple(chosen)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..scaling.checkpoint import checkpoint_report
+    from ..scaling.report import parse_formats
+
+    formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
+    scalings = _scalings(args.scaling)
+    if not parse_formats(formats, scalings)[1]:  # checked before the file is read
+        raise UsageError(
+            f"-f {','.join(formats)} with --scaling {','.join(scalings)} gives no rows: "
+            "block formats (mxfp4, nvfp4...) have the block scaling only"
+        )
+    if args.top is not None and args.top < 0:
+        raise UsageError(f"--top must be 0 or more, got {args.top}")
+    if not -1e3 <= args.min_snr <= 1e3:  # NaN too
+        raise UsageError(f"--min-snr must be a number of dB, got {args.min_snr}")
+    report = checkpoint_report(
+        args.path.strip(), formats, scalings=scalings, axis=args.axis,
+        progress=False if args.no_progress else None,
+    )  # fmt: skip
+    if args.json or args.csv:
+        rows = report.worst(len(report.records) if args.top is None else args.top)
+        sys.stdout.write((rows.to_json() + "\n") if args.json else rows.to_csv())
+        return 0
+    sizes = {r["tensor"]: r["size"] for r in report.records}
+    skipped = f"; {len(report.skipped)} not floating point, left out" if report.skipped else ""
+    print(f"{len(sizes)} tensors, {sum(sizes.values()):,} values{skipped}")
+    if not report.records:
+        return 0
+    print()
+    print(report.table(10 if args.top is None else args.top))
+    print()
+    print(report.summary(args.min_snr))
+    return 0
+
+
+def _fail(message: str) -> int:
+    line = " ".join(str(message).split())
+    print(f"{PROG} report: error: {line}", file=sys.stderr)
+    return 2
+
+
+def report_main(argv: Sequence[str]) -> int:
+    """Run ``fpexplore report`` with ``argv`` (the arguments after ``report``);
+    return the exit status."""
+    try:
+        return _run(build_report_parser().parse_args(list(argv)))
+    except SystemExit as done:  # --help
+        return done.code if isinstance(done.code, int) else 0
+    except (UsageError, ValueError, TypeError, OverflowError, KeyError) as err:
+        return _fail(str(err))
+    except BrokenPipeError:  # output piped into head and the like
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as err:  # a file that cannot be read
+        return _fail(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))

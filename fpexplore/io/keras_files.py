@@ -1,0 +1,276 @@
+"""Read Keras files: ``.keras`` archives and ``.weights.h5`` files (needs h5py).
+
+A ``.keras`` file is a zip holding ``config.json`` (the model's architecture),
+``metadata.json`` and ``model.weights.h5``, the file that ``model.save_weights``
+writes on its own. In it, each layer is an HDF5 group whose ``vars`` subgroup holds
+the layer's variables as datasets named by position (``0``, ``1``...) and whose
+other subgroups are its sublayers (an LSTM's ``cell``, an attention layer's
+``query_dense``...); a ``vars`` group's ``name`` attribute is the layer's name.
+
+The tensors are the model's variables, named by their layer path as Keras names
+``variable.path`` (without the model's own name): ``"dense/kernel"``,
+``"mha/query/bias"``, ``"lstm/lstm_cell/recurrent_kernel"``. The file stores no
+variable names, only positions, so the names come from the order in which Keras'
+built-in layers save their variables (:data:`VARIABLES`), with the layer's class
+read from ``config.json`` (a ``.keras`` file) or from the group's name (Keras
+names a group after the layer's class, ``dense_1``); ``use_bias``, ``center`` and
+``scale`` settings in the config drop the variables a layer does not have. A layer
+outside the table, or whose count of variables does not match it, has its
+variables named by position: ``"my_layer/0"``. Variables that belong to the model
+itself are named ``"<model name>/0"``...
+
+The optimizer's state (Adam's moments, the iteration count), which these files
+also hold under ``optimizer``, is not part of the model and is left out.
+
+bfloat16 variables (stored by Keras as 2-byte opaque data marked ``dtype:
+bfloat16``) come back as ml_dtypes bfloat16. Each tensor is read from the file when
+asked for; a ``.keras`` archive stores its members uncompressed, so the HDF5 file
+inside it is read in place. Legacy Keras 2 ``.h5`` files (``model_weights``, with
+variable names stored) are read too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import zipfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
+from .checkpoint import ml_dtype as _ml_dtype
+from .zip_members import Window, stored_data_start
+
+__all__ = ["VARIABLES", "read_keras", "read_weights_h5"]
+
+_KERNEL_BIAS = ("kernel", "bias")
+VARIABLES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("Dense", "EinsumDense"), _KERNEL_BIAS),
+    **{f"Conv{d}D{t}": _KERNEL_BIAS for d in (1, 2, 3) for t in ("", "Transpose")},
+    **{f"DepthwiseConv{d}D": _KERNEL_BIAS for d in (1, 2)},
+    **{f"SeparableConv{d}D": ("depthwise_kernel", "pointwise_kernel", "bias") for d in (1, 2)},
+    **dict.fromkeys(
+        ("LSTMCell", "GRUCell", "SimpleRNNCell"), ("kernel", "recurrent_kernel", "bias")
+    ),
+    "Embedding": ("embeddings",),
+    "LayerNormalization": ("gamma", "beta"),
+    "GroupNormalization": ("gamma", "beta"),
+    "BatchNormalization": ("gamma", "beta", "moving_mean", "moving_variance"),
+    "PReLU": ("alpha",),
+}
+"""Keras' built-in layers and the order in which they save their variables."""
+
+_SUBLAYERS = ("query_dense", "key_dense", "value_dense", "output_dense")
+"""An attention layer's sublayers, in the order Keras creates them."""
+_SUBLAYER_CLASS = dict.fromkeys(_SUBLAYERS, "EinsumDense")
+
+
+def _snake(name: str) -> str:
+    """Keras' snake_case of a class name (``"Conv2D"`` -> ``"conv2d"``)."""
+    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+_BY_SNAKE = {_snake(cls): cls for cls in VARIABLES}
+
+
+def _h5py() -> Any:
+    try:
+        return importlib.import_module("h5py")  # (untyped)
+    except ImportError as err:
+        raise MissingLibraryError(f"reading Keras files needs h5py: {EXTRA}") from err
+
+
+def _variable_names(cls: str | None, config: dict[str, Any], count: int) -> list[str] | None:
+    """The names of a layer's ``count`` saved variables, or None if unknown."""
+    names = list(VARIABLES.get(cls or "", ()))
+    if not names:
+        return None
+    if config.get("use_bias") is False or (cls == "EinsumDense" and not config.get("bias_axes", 1)):
+        names.remove("bias")
+    if "Normalization" in (cls or ""):
+        names = [
+            n for n in names if config.get({"gamma": "scale", "beta": "center"}.get(n, ""), True)
+        ]
+    if len(names) == count + 1 and names[-1] == "bias" and not config:
+        names.pop()  # no config to say so, but only an optional bias is missing
+    return names if len(names) == count else None
+
+
+def _layer_configs(config: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Layer name -> (class name, config) for every layer of a model config, nested too."""
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    if isinstance(config, dict):
+        inner = config.get("config")
+        if isinstance(inner, dict) and "class_name" in config and "name" in inner:
+            found.setdefault(str(inner["name"]), (str(config["class_name"]), inner))
+        for value in config.values():
+            found.update({k: v for k, v in _layer_configs(value).items() if k not in found})
+    elif isinstance(config, list):
+        for value in config:
+            found.update({k: v for k, v in _layer_configs(value).items() if k not in found})
+    return found
+
+
+def _natural(key: str) -> tuple[str, int]:
+    match = re.fullmatch(r"(.*?)(?:_(\d+))?", key)
+    assert match is not None
+    return match.group(1), int(match.group(2) or 0)
+
+
+def _class_of(
+    key: str, layer_name: str, configs: dict[str, tuple[str, dict[str, Any]]]
+) -> tuple[str | None, dict[str, Any]]:
+    if layer_name in configs:
+        return configs[layer_name]
+    for candidate in (key, layer_name):
+        base = _natural(candidate)[0]
+        if base in _BY_SNAKE:
+            return _BY_SNAKE[base], {}
+    return _SUBLAYER_CLASS.get(key), {}
+
+
+def _dtype(dataset: Any, where: str) -> np.dtype[Any]:
+    dtype: np.dtype[Any] = np.dtype(dataset.dtype)
+    marked = dataset.attrs.get("dtype")
+    if dtype.kind == "V" and marked is not None:
+        marked = marked.decode() if isinstance(marked, bytes) else str(marked)
+        dtype = _ml_dtype(marked, where)
+        if dtype.itemsize != dataset.dtype.itemsize:
+            raise CheckpointError(
+                f"{where}: stored in {dataset.dtype.itemsize} bytes, not {marked}"
+            )
+    elif dtype.kind not in "biufc":
+        raise CheckpointError(f"{where} has dtype {dtype}, which is not numbers")
+    return dtype
+
+
+class _Walk:
+    """Collects (tensor name -> HDF5 dataset path, spec) over a Keras 3 weights file."""
+
+    def __init__(self, file_name: str, config: Any) -> None:
+        self.file_name = file_name
+        self.configs = _layer_configs(config)
+        self.rank = {name: i for i, name in enumerate(self.configs)}  # the model's order
+        self.found: dict[str, tuple[str, TensorSpec]] = {}
+
+    def add(self, name: str, dataset: Any) -> None:
+        where = f"{self.file_name}: variable {name!r}"
+        if name in self.found:
+            raise CheckpointError(f"{where} appears twice")
+        spec = TensorSpec(tuple(int(n) for n in dataset.shape), _dtype(dataset, where))
+        self.found[name] = (dataset.name, spec)
+
+    def layer(self, group: Any, key: str, prefix: str) -> None:
+        variables = group["vars"]
+        layer_name = str(variables.attrs.get("name", key))
+        datasets = sorted(variables, key=_natural)
+        cls, config = _class_of(key, layer_name, self.configs)
+        names = _variable_names(cls, config, len(datasets)) or datasets
+        for dataset, variable in zip(datasets, names, strict=True):
+            self.add(f"{prefix}{layer_name}/{variable}", variables[dataset])
+        self.children(group, f"{prefix}{layer_name}/")
+
+    def _order(self, group: Any, key: str) -> tuple[int, str, int]:
+        child = group[key]
+        name = str(child["vars"].attrs.get("name", key)) if "vars" in child else key
+        rank = self.rank.get(name, len(self.rank) + (*_SUBLAYERS, key).index(key))
+        return (rank, *_natural(key))
+
+    def children(self, group: Any, prefix: str, skip: tuple[str, ...] = ("vars",)) -> None:
+        keys = [k for k in group if k not in skip and hasattr(group[k], "keys")]
+        for key in sorted(keys, key=lambda k: self._order(group, k)):
+            child = group[key]
+            if "vars" in child:
+                self.layer(child, key, prefix)
+            else:
+                self.children(child, prefix)
+
+
+def _read_layout(h5: Any, file_name: str, config: Any) -> dict[str, tuple[str, TensorSpec]]:
+    """Every model variable of an open weights file: name -> (dataset path, spec)."""
+    if "model_weights" in h5 or "layer_names" in h5.attrs:
+        return _legacy(h5, file_name)
+    walk = _Walk(file_name, config)
+    if "vars" in h5:  # the model's own variables
+        model = str(h5["vars"].attrs.get("name", "model"))
+        for key in sorted(h5["vars"], key=_natural):
+            walk.add(f"{model}/{key}", h5["vars"][key])
+    walk.children(h5, "", skip=("vars", "optimizer"))
+    return walk.found
+
+
+def _legacy(h5: Any, file_name: str) -> dict[str, tuple[str, TensorSpec]]:
+    """A Keras 2 HDF5 file: the layers listed in ``layer_names``, each with its own
+    ``weight_names`` (``"dense/kernel:0"``), under ``model_weights`` or the root."""
+    root = h5["model_weights"] if "model_weights" in h5 else h5
+    found: dict[str, tuple[str, TensorSpec]] = {}
+    for layer in root.attrs.get("layer_names", []):
+        group = root[layer.decode() if isinstance(layer, bytes) else str(layer)]
+        for weight in group.attrs.get("weight_names", []):
+            weight = weight.decode() if isinstance(weight, bytes) else str(weight)
+            dataset = group[weight]
+            name = re.sub(r":\d+$", "", weight)
+            where = f"{file_name}: variable {name!r}"
+            found[name] = (dataset.name, TensorSpec(tuple(dataset.shape), _dtype(dataset, where)))
+    return found
+
+
+def _weights_member(path: str, name: str) -> tuple[Callable[[], Any], Any]:
+    """An opener of ``model.weights.h5`` inside a ``.keras`` zip, and the model config."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            if "model.weights.h5" not in names:
+                raise CheckpointError(
+                    f"{name}: no model.weights.h5 inside (members: {', '.join(names)}); "
+                    "expected a .keras file written by model.save"
+                )
+            info = z.getinfo("model.weights.h5")
+            config = json.loads(z.read("config.json")) if "config.json" in names else None
+            if info.compress_type == zipfile.ZIP_STORED:  # as Keras writes it: read in place
+                with open(path, "rb") as f:
+                    start = stored_data_start(f, info, f"{name}: model.weights.h5")
+                return (lambda: Window(path, start, info.file_size)), config
+    except (zipfile.BadZipFile, OSError, ValueError) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        raise CheckpointError(f"{name}: not a readable .keras archive: {err}") from None
+    return (lambda: zipfile.ZipFile(path).open("model.weights.h5")), config
+
+
+def _checkpoint(path: str, opener: Callable[[], Any], config: Any) -> Checkpoint:
+    h5py, name = _h5py(), os.path.basename(path)
+    try:
+        with opener() as raw, h5py.File(raw, "r") as h5:
+            layout = _read_layout(h5, name, config)
+    except CheckpointError:
+        raise
+    except (OSError, KeyError, ValueError, TypeError) as err:
+        raise CheckpointError(f"{name}: not a readable Keras weights file: {err}") from None
+
+    def load(dataset: str, spec: TensorSpec) -> Callable[[], Any]:
+        def read() -> Any:
+            with opener() as raw, h5py.File(raw, "r") as h5:
+                return np.asarray(h5[dataset][()]).view(spec.dtype).reshape(spec.shape)
+
+        return read
+
+    entries = {key: Entry(spec, load(dataset, spec)) for key, (dataset, spec) in layout.items()}
+    return Checkpoint(path, "keras", entries)
+
+
+def read_weights_h5(path: str) -> Checkpoint:
+    """A :class:`Checkpoint` of a ``.weights.h5`` (or legacy Keras ``.h5``) file."""
+    return _checkpoint(path, lambda: open(path, "rb"), None)
+
+
+def read_keras(path: str) -> Checkpoint:
+    """A :class:`Checkpoint` of a ``.keras`` archive's model variables."""
+    _h5py()  # before anything else, so that a missing h5py is what is reported
+    opener, config = _weights_member(path, os.path.basename(path))
+    return _checkpoint(path, opener, config)

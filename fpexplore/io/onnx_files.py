@@ -1,0 +1,135 @@
+"""Read ONNX models (``.onnx``; needs the ``onnx`` package).
+
+The tensors are the main graph's floating-point weights:
+
+* its initializers, by name, in the graph's order;
+* its ``Constant`` nodes whose value is floating-point, named by the node's output
+  (exporters such as ``torch.onnx`` sometimes store weights this way, and a reader
+  that skipped them would report a model without those weights). Small constants
+  (a LayerNorm's epsilon, a scale of 0.5) are tensors too: a report lists them.
+
+Integer and boolean initializers (shapes, indices, masks) are not weights and are
+left out, as are sparse initializers and the subgraphs of control-flow nodes.
+Values come from ``onnx.numpy_helper.to_array``, which gives bfloat16 and FP8 as
+ml_dtypes types. The model's protobuf is parsed once, when the file is opened;
+weights stored as external data (models over 2 GB) are read from their files one
+tensor at a time, when asked for.
+
+Examples
+--------
+>>> import numpy as np
+>>> onnx = __import__("pytest").importorskip("onnx")
+>>> from onnx import helper, numpy_helper
+>>> w = numpy_helper.from_array(np.ones((2, 2), np.float32), "w")
+>>> graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+...     [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 2])],
+...     [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 2])], [w])
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "tiny.onnx")
+>>> onnx.save(helper.make_model(graph), path)
+>>> read_onnx(path)["w"]
+array([[1., 1.],
+       [1., 1.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
+
+__all__ = ["FLOAT_TYPES", "read_onnx"]
+
+FLOAT_TYPES = (
+    "FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+    "FLOAT8E5M2FNUZ", "FLOAT8E8M0", "FLOAT4E2M1", "FLOAT6E2M3", "FLOAT6E3M2",
+)  # fmt: skip
+"""The ONNX tensor types read (those this onnx release knows)."""
+
+
+def _onnx() -> Any:
+    try:
+        return importlib.import_module("onnx")  # (untyped)
+    except ImportError as err:
+        raise MissingLibraryError(f"reading ONNX models needs onnx: {EXTRA}") from err
+
+
+def _loader(onnx: Any, tensor: Any, base: str, where: str) -> Callable[[], Any]:
+    def load() -> Any:
+        try:
+            return onnx.numpy_helper.to_array(tensor, base_dir=base)
+        except (OSError, ValueError, TypeError) as err:
+            raise CheckpointError(f"{where} cannot be read: {err}") from None
+
+    return load
+
+
+def _check_bytes(onnx: Any, tensor: Any, spec: TensorSpec, base: str, where: str) -> None:
+    """Refuse raw or external bytes that do not hold the tensor's shape."""
+    if spec.dtype.name.startswith(("float4", "float6")):
+        return  # packed several to a byte: onnx checks these when it reads them
+    need = spec.nbytes
+    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+        info = {entry.key: entry.value for entry in tensor.external_data}
+        file = os.path.join(base, info.get("location", ""))
+        if not info.get("location") or not os.path.isfile(file):
+            raise CheckpointError(
+                f"{where}: its external data file {info.get('location')!r} is missing"
+            )
+        offset, length = int(info.get("offset", 0)), int(info.get("length", need))
+        if length != need or offset + length > os.path.getsize(file):
+            raise CheckpointError(
+                f"{where}: shape {spec.shape} needs {need} bytes; its external data holds "
+                f"{length} from offset {offset} of a {os.path.getsize(file)}-byte file"
+            )
+    elif tensor.HasField("raw_data") and len(tensor.raw_data) != need:
+        raise CheckpointError(
+            f"{where}: shape {spec.shape} needs {need} bytes but raw_data holds "
+            f"{len(tensor.raw_data)}"
+        )
+
+
+def read_onnx(path: str) -> Checkpoint:
+    """A :class:`Checkpoint` of an ONNX model's floating-point initializers and
+    Constant nodes (see the module notes)."""
+    onnx, name = _onnx(), os.path.basename(path)
+    try:
+        model = onnx.load(path, load_external_data=False)
+    except Exception as err:  # protobuf's DecodeError and friends share no base class
+        raise CheckpointError(f"{name}: not a readable ONNX model: {err}") from None
+    proto = onnx.TensorProto
+    floats = {getattr(proto, t) for t in FLOAT_TYPES if hasattr(proto, t)}
+    base = os.path.dirname(os.path.abspath(path))
+    tensors: list[tuple[str, Any]] = [(t.name, t) for t in model.graph.initializer]
+    for node in model.graph.node:
+        if node.op_type != "Constant" or node.domain not in ("", "ai.onnx"):
+            continue
+        for attribute in node.attribute:
+            if attribute.name == "value":
+                tensors.append((node.output[0], attribute.t))
+            elif attribute.name in ("value_float", "value_floats"):
+                value = np.asarray(
+                    attribute.f if attribute.name == "value_float" else list(attribute.floats),
+                    np.float32,
+                )
+                tensors.append((node.output[0], onnx.numpy_helper.from_array(value)))
+    entries: dict[str, Entry] = {}
+    for key, tensor in tensors:
+        where = f"{name}: tensor {key!r}"
+        if tensor.data_type not in floats:
+            continue
+        if key in entries:
+            raise CheckpointError(f"{where} is defined twice")
+        try:
+            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type))
+        except (KeyError, TypeError, ValueError) as err:
+            raise CheckpointError(f"{where} has a type this onnx cannot read: {err}") from None
+        spec = TensorSpec(tuple(int(d) for d in tensor.dims), dtype)
+        _check_bytes(onnx, tensor, spec, base, where)
+        entries[key] = Entry(spec, _loader(onnx, tensor, base, where))
+    return Checkpoint(path, "onnx", entries)

@@ -1,0 +1,90 @@
+"""A checkpoint report as tables: the summary per (format, scaling), then the
+worst rows (text and HTML).
+
+>>> import numpy as np
+>>> from fpexplore.scaling.checkpoint import checkpoint_report
+>>> r = checkpoint_report({"w": np.linspace(-1, 1, 64)}, ["float8_e5m2"], progress=False)
+>>> checkpoint_table(r).columns[:4]
+['tensor', 'shape', 'format', 'scaling']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .report import COLUMN_NOTES, ERROR_COLUMNS, nonfinite_notes, scaling_label, short, snr_text
+from .table import Table
+
+__all__ = ["checkpoint_html", "checkpoint_table", "checkpoint_text", "summary_table"]
+
+_COLUMNS = [
+    "tensor", "shape", "format", "scaling", "overflow", "clipped", "flushed_to_zero",
+    "subnormal", "median_rel_error", "p99_rel_error", "max_rel_error", "snr_db",
+]  # fmt: skip
+_SUMMARY = [
+    "format", "scaling", "tensors", "passing", "snr_db", "min_snr_db", "worst_tensor",
+    "overflow", "clipped", "flushed_to_zero",
+]  # fmt: skip
+SHOWN = 20  # rows shown by str() and the notebook view (the worst ones)
+
+
+def _shape(shape: Any) -> str:
+    return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+def checkpoint_table(report: Any, limit: int | None = None) -> Table:
+    """The rows (the worst ``limit`` of them, lowest SNR first, if given)."""
+    shown = report.worst(limit) if limit is not None else report
+    records = shown.to_records()
+    rows = [[r["tensor"], _shape(r["shape"]), r["format"], scaling_label(r),
+             *(r[c] for c in _COLUMNS[4:])] for r in records]  # fmt: skip
+    total = len(report.records)
+    title = f"checkpoint report: {report.source}"
+    if limit is not None and total > len(records):
+        title += f" (the {len(records)} worst of {total} rows; to_records() has all)"
+    notes = [*COLUMN_NOTES,
+             *nonfinite_notes(records, lambda r: f"{r['tensor']} {r['format']} "
+                                                 f"{scaling_label(r)}")]  # fmt: skip
+    if report.skipped:
+        notes.append(
+            "not reported (not floating point): "
+            + ", ".join(f"{name} ({why.split()[1]})" for name, why in report.skipped)
+        )
+    formatters: dict[str, Callable[[Any], str]] = {c: short for c in ERROR_COLUMNS}
+    formatters["snr_db"] = snr_text
+    return Table(list(_COLUMNS), rows, title=title, notes=notes, formatters=formatters)
+
+
+def summary_table(summary: Any) -> Table:
+    """The summary: one row per (format, scaling)."""
+    rows = [[r["format"], r["scaling"], r["tensors"], f"{r['passing']} ({r['pass_share']:.0%})",
+             r["snr_db"], r["min_snr_db"], r["worst_tensor"],
+             *(r[c] for c in _SUMMARY[7:])] for r in summary.records]  # fmt: skip
+    notes = [
+        f"passing: tensors with no overflow and snr_db >= {summary.min_snr_db:g}",
+        "snr_db: the tensors' SNR weighted by their sizes (-inf if any is -inf; exact "
+        "tensors left out); min_snr_db: the worst tensor's",
+    ]
+    formatters: dict[str, Callable[[Any], str]] = {"snr_db": snr_text, "min_snr_db": snr_text}
+    return Table(list(_SUMMARY), rows, title="summary per format and scaling", notes=notes,
+                 formatters=formatters)  # fmt: skip
+
+
+def _limit(report: Any) -> int | None:
+    return SHOWN if len(report.records) > 2 * SHOWN else None
+
+
+def checkpoint_text(report: Any) -> str:
+    """The summary, then the worst rows, as text."""
+    if not report.records:
+        return f"checkpoint report: {report.source}: no floating-point tensors"
+    return f"{report.summary().table()}\n\n{checkpoint_table(report, _limit(report))}"
+
+
+def checkpoint_html(report: Any) -> str:
+    """The summary, then the worst rows, as HTML."""
+    if not report.records:
+        return f"<p>checkpoint report: {report.source}: no floating-point tensors</p>"
+    summary = report.summary().table()._repr_html_()
+    return f"{summary}\n{checkpoint_table(report, _limit(report))._repr_html_()}"

@@ -1,0 +1,159 @@
+"""checkpoint_report(): will this model survive this format, and which tensors won't?
+
+One :func:`fpexplore.tensor_report` per floating-point tensor of a checkpoint,
+each tensor scaled on its own (its own amax, its own blocks: tensors are never
+concatenated, so one tensor's outlier cannot change another's rows), read one
+tensor and one chunk at a time. The rows of a tensor are exactly
+``tensor_report(tensor, formats, axis=...)``'s, with the tensor's name, shape,
+dtype and size in front.
+
+The rows, their summary (what *passing* means) and exports:
+:mod:`fpexplore.scaling.checkpoint_result`.
+
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> weights = {"dense/kernel": rng.standard_normal((64, 32)), "dense/bias": np.zeros(32)}
+>>> r = checkpoint_report(weights, ["float8_e4m3fn"], axis=0, progress=False)
+>>> [(row["tensor"], row["scaling"], row["overflow"]) for row in r.worst(2).to_records()]
+[('dense/kernel', 'block', 0), ('dense/kernel', 'per_tensor', 0)]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from ..io import Checkpoint, open_checkpoint
+from ..lazy import is_dask
+from .checkpoint_result import CheckpointReport, CheckpointSummary
+from .progress import progress_bar
+from .report import SCALINGS, build_report, parse_formats
+from .report_chunks import CHUNK_BYTES
+from .report_stream import needs_amax, numpy_stats
+
+__all__ = ["CheckpointReport", "CheckpointSummary", "checkpoint_report"]
+
+
+def _open(source: Any) -> tuple[Checkpoint, str]:
+    """A mapping of names to arrays (:func:`fpexplore.open_checkpoint`'s), and its name."""
+    if not isinstance(source, Mapping | str | os.PathLike):
+        raise TypeError(
+            f"source must be a path or a mapping of names to arrays, got {type(source).__name__}"
+        )
+    opened = open_checkpoint(source)
+    return opened, opened.name  # the file's name, without its folder: outputs show no paths
+
+
+def _as_array(value: Any) -> Any:
+    """numpy, a memory map, ml_dtypes or dask as they are; anything with
+    ``__array__`` (JAX, torch on the CPU) as numpy."""
+    if isinstance(value, np.ndarray) or is_dask(value):
+        return value
+    return np.asarray(value)
+
+
+def _is_float(dtype: Any) -> bool:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return bool(dtype.itemsize <= 8)
+    if dtype.kind == "V":
+        try:
+            K._real_array(np.empty(0, dtype))
+        except TypeError:
+            return False
+        return True
+    return False
+
+
+def checkpoint_report(
+    source: Any,
+    formats: Any,
+    *,
+    scalings: Iterable[str] = SCALINGS,
+    axis: int | None = None,
+    progress: bool | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> CheckpointReport:
+    """Report every floating-point tensor of a checkpoint in each of ``formats``.
+
+    Parameters
+    ----------
+    source : path or mapping
+        A file :func:`fpexplore.open_checkpoint` reads (safetensors, npz/npy,
+        Keras, ONNX, torch), or a mapping of names to numpy, dask, JAX or
+        ml_dtypes arrays. Tensors that are not floating point (integer step
+        counters, masks) are left out and listed in ``skipped``.
+    formats : format spec or list of them (as :func:`fpexplore.tensor_report`)
+    scalings : iterable of str
+        Some of ``"none"``, ``"per_tensor"``, ``"block"``.
+    axis : int, optional
+        The block axis. None: each tensor's last axis. An int applies to every
+        tensor that has that axis; a tensor without it (a bias, for ``axis=1``)
+        is blocked along its last axis. Each record says which (``axis``).
+    progress : bool or None
+        A progress bar (None: where one can be seen; see
+        :mod:`fpexplore.scaling.progress`).
+    chunk_bytes : int
+        Input bytes read at a time: bounds the memory a report needs.
+
+    Returns
+    -------
+    CheckpointReport
+    """
+    parsed, rows = parse_formats(formats, scalings)
+    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int | np.integer)):
+        raise TypeError(f"axis must be an int or None, got {axis!r}")
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
+    mapping, name = _open(source)
+    labels = list(dict.fromkeys(r.label for r in rows))
+    tensors, skipped = [], []
+    for key in mapping:  # shapes and dtypes first, without reading the tensors
+        spec = mapping.spec(key)
+        if _is_float(spec.dtype):
+            tensors.append((str(key), spec.size))
+        else:
+            skipped.append((str(key), f"dtype {spec.dtype} is not floating point"))
+    passes_of = 2 if needs_amax(rows) else 1
+    bar = progress_bar(sum(size * passes_of for _, size in tensors), "report", progress)
+    records: list[dict[str, Any]] = []
+    try:
+        for key, _ in tensors:
+            bar.set_description(key)
+            value = _as_array(mapping[key])  # read now, one tensor at a time
+            records += _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            del value
+    finally:
+        bar.close()
+    return CheckpointReport(records, labels, name, skipped)
+
+
+def _tensor_records(
+    key: str, value: Any, rows: list[Any], parsed: list[Any], axis: int | None,
+    chunk_bytes: int, bar: Any,
+) -> list[dict[str, Any]]:  # fmt: skip
+    shape = tuple(int(d) for d in value.shape)
+    ndim = max(len(shape), 1)
+    ax = int(axis) % ndim if axis is not None and -ndim <= axis < ndim else ndim - 1
+    try:
+        if is_dask(value):
+            from .report_dask import dask_stats
+
+            stats, amax = dask_stats(value, rows, ax)
+            bar.update(int(value.size) * (2 if needs_amax(rows) else 1))
+        else:
+            arr = K._real_array(value)
+            arr = arr.reshape(1) if arr.ndim == 0 else arr
+            stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update)
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"tensor {key!r}: {error}") from error
+    report = build_report(stats, rows, amax, parsed, value.dtype, ax)
+    head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
+            "axis": ax}  # fmt: skip
+    return [{**head, **r} for r in report.to_records()]

@@ -1,0 +1,248 @@
+"""tensor_report(): will this tensor survive this format?
+
+For each format, plain (``scaling="none"``), scaled by its amax
+(``"per_tensor"``, :func:`fpexplore.core.scaling.scale_per_tensor`'s current
+recipe, saturating) and block-scaled (``"block"``, the MX format of that element
+type, or a block format named directly, along ``axis``): how many values
+overflow, are clipped by the scaling rule, flush to zero or land among the
+subnormals; the relative error's median, p99 and max over the nonzero finite
+inputs; and the signal-to-quantization-noise ratio
+``10 log10(sum x**2 / sum (x - q)**2)`` in dB.
+
+The report streams: a numpy array (a memory map too) is read in chunks of at
+most ``chunk_bytes`` bytes, a dask array chunk by chunk, and each chunk worked
+through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`), so memory is
+bounded by the chunk size whatever the tensor's. One pass reads the amax first
+where a per-tensor scale (or NVFP4's) needs it. Counts and the maximum are exact,
+the SNR is exact up to the rounding of float64 sums, and the median and p99 come
+from fixed histograms: never below the exact quantile and at most a factor
+``1 + 2**-6`` above it (:mod:`fpexplore.scaling.report_stats`). The numbers do not
+depend on the chunking, the threads or whether the input is numpy or dask.
+
+Examples
+--------
+>>> import numpy as np
+>>> x = np.random.default_rng(0).standard_normal(1000)
+>>> r = tensor_report(x, ["float8_e4m3fn"])
+>>> [(row["scaling"], row["overflow"], row["clipped"]) for row in r.to_records()]
+[('none', 0, 0), ('per_tensor', 0, 0), ('block', 0, 15)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from ..formats import Format, get_format
+from ..lazy import is_dask
+from . import report_stats as S
+from .blocks import BLOCK_FORMATS, BlockFormat, get_block_format
+from .report_chunks import CHUNK_BYTES
+from .report_rows import Row, make_plan
+from .report_stream import numpy_stats
+
+__all__ = ["SCALINGS", "TensorReport", "tensor_report"]
+
+SCALINGS = ("none", "per_tensor", "block")
+MX_OF_ELEMENT = {spec.element: spec for spec in BLOCK_FORMATS.values() if spec.name != "nvfp4"}
+"""The MX block format of each element format (the ``block`` row of a plain format)."""
+LOG2_LOW, LOG2_HIGH = -160, 160  # the figure's |x| histogram: quarter octaves in this range
+
+
+@dataclass(frozen=True, eq=False)
+class TensorReport:
+    """The result of :func:`tensor_report`: one record per (format, scaling)."""
+
+    records: list[dict[str, Any]]
+    size: int
+    finite: int
+    amax: float
+    exact: bool  # always False: quantiles come from histograms (kept for 0.1's readers)
+    formats: list[Format | BlockFormat]
+    log2_hist: np.ndarray = field(repr=False)
+    log2_zero: int = 0
+    dtype: str = "float64"
+    axis: int = -1
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per (format, scaling): ``format``, ``scaling``, ``block_format``,
+        ``scale``, ``overflow``, ``clipped``, ``flushed_to_zero``, ``subnormal``,
+        ``nonzero``, ``median_rel_error``, ``p99_rel_error``, ``max_rel_error``,
+        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``."""
+        return [dict(r) for r in self.records]
+
+    def log2_edges(self) -> np.ndarray:
+        """log2 of the edges of the bins of :attr:`log2_hist`: four bins an octave,
+        ``[2**e (1 + j/4), 2**e (1 + (j+1)/4))``."""
+        index = np.arange((1023 + LOG2_LOW) << 2, ((1023 + LOG2_HIGH) << 2) + 1)
+        return np.log2([S.bin_edge(int(i), S.LOG2_BITS) for i in index])
+
+    def table(self) -> Any:
+        """The report as a :class:`fpexplore.render.table.Table`."""
+        from ..render.report import report_table
+
+        return report_table(self)
+
+    def __str__(self) -> str:
+        return str(self.table())
+
+    def __repr__(self) -> str:
+        return str(self.table())
+
+    def _repr_html_(self) -> str:
+        html: str = self.table()._repr_html_()
+        return html
+
+    def plot(self, ax: Any = None) -> Any:
+        """The histogram of log2|x| with each format's ranges over it; returns the Axes."""
+        from ..plot.report import plot_report
+
+        return plot_report(self, ax=ax)
+
+
+def parse_formats(
+    formats: Any, scalings: Iterable[str] = SCALINGS
+) -> tuple[list[Format | BlockFormat], list[Row]]:
+    """The formats asked for, and the report's rows (those of ``scalings``)."""
+    wanted = _check_scalings(scalings)
+    if isinstance(formats, str | Format | BlockFormat) or not hasattr(formats, "__iter__"):
+        formats = [formats]
+    parsed: list[Format | BlockFormat] = []
+    rows: list[Row] = []
+    for spec in formats:
+        if isinstance(spec, BlockFormat) or (isinstance(spec, str) and _is_block(spec)):
+            block = get_block_format(spec)
+            parsed.append(block)
+            rows.append(Row("block", block.element_format, block, block.name))
+            continue
+        fmt = get_format(spec)
+        parsed.append(fmt)
+        rows += [Row("none", fmt, None, fmt.name), Row("per_tensor", fmt, None, fmt.name)]
+        if fmt.name in MX_OF_ELEMENT and fmt == get_format(fmt.name):
+            rows.append(Row("block", fmt, MX_OF_ELEMENT[fmt.name], fmt.name))
+    if not parsed:
+        raise ValueError("tensor_report needs at least one format")
+    return parsed, [row for row in rows if row.scaling in wanted]
+
+
+def _check_scalings(scalings: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(scalings, str):
+        scalings = (scalings,)
+    wanted = tuple(scalings)
+    for s in wanted:
+        if s not in SCALINGS:
+            raise ValueError(f"unknown scaling {s!r}; expected some of {', '.join(SCALINGS)}")
+    if not wanted:
+        raise ValueError(f"scalings is empty; expected some of {', '.join(SCALINGS)}")
+    return wanted
+
+
+def _is_block(name: str) -> bool:
+    try:
+        get_block_format(name)
+    except ValueError:
+        return False
+    return True
+
+
+def tensor_report(
+    x: Any,
+    formats: Any,
+    *,
+    axis: int | None = None,
+    scalings: Iterable[str] = SCALINGS,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> TensorReport:
+    """Report what storing ``x`` in each of ``formats`` does to it.
+
+    Parameters
+    ----------
+    x : array_like of real numbers (numpy, a memory map, ml_dtypes), or a dask array
+        Read in chunks of at most ``chunk_bytes`` bytes (a dask array: its own
+        chunks), in two passes where a per-tensor scale needs the amax first.
+    formats : format spec or list of them
+        Plain formats (``"float8_e4m3fn"``, ``"bfloat16"``, a dtype...) give rows
+        ``none`` and ``per_tensor``, and ``block`` for an MX element format; block
+        formats (``"mxfp4"``, ``"nvfp4"``...) give a ``block`` row.
+    axis : int, optional
+        The block axis: consecutive elements along it share a block scale
+        (default: the last axis). A Keras Dense kernel ``(in, out)`` is
+        block-scaled along its input axis, ``axis=0``.
+    scalings : iterable of str
+        The rows to compute, some of ``"none"``, ``"per_tensor"``, ``"block"``.
+    chunk_bytes : int
+        Input bytes read at a time (numpy inputs).
+
+    Returns
+    -------
+    TensorReport
+    """
+    parsed, rows = parse_formats(formats, scalings)
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
+    if is_dask(x):
+        from .report_dask import dask_stats
+
+        arr, ax = x, _block_axis(axis, max(x.ndim, 1))
+        stats, amax = dask_stats(x, rows, ax)
+    else:
+        arr = K._real_array(x)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        ax = _block_axis(axis, arr.ndim)
+        stats, amax = numpy_stats(arr, rows, ax, chunk_bytes)
+    return build_report(stats, rows, amax, parsed, arr.dtype, ax)
+
+
+def _block_axis(axis: Any, ndim: int) -> int:
+    if axis is None:
+        return ndim - 1
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise TypeError(f"axis must be an int or None, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of range for an array of {ndim} dimension(s)")
+    return int(axis) % ndim
+
+
+def build_report(
+    stats: S.TensorStats, rows: list[Row], amax: float, parsed: list[Format | BlockFormat],
+    dtype: Any, axis: int,
+) -> TensorReport:  # fmt: skip
+    """A :class:`TensorReport` from a tensor's combined statistics."""
+    plan = make_plan(rows, amax, np.dtype(dtype)) if rows else None
+    records = []
+    for i, (row, r) in enumerate(zip(rows, stats.rows, strict=True)):
+        scale = plan.scales[i] if plan is not None else None
+        records.append({
+            "format": row.label, "scaling": row.scaling,
+            "block_format": row.block.name if row.block is not None else None,
+            "scale": scale, "overflow": r.overflow, "clipped": r.clipped,
+            "flushed_to_zero": r.flushed_to_zero, "subnormal": r.subnormal,
+            "nonzero": stats.nonzero,
+            "median_rel_error": S.quantile(r, 0.5), "p99_rel_error": S.quantile(r, 0.99),
+            "max_rel_error": (math.inf if r.nonfinite else r.max_rel) if stats.nonzero
+            else math.nan,
+            "snr_db": S.snr_db(stats.signal, r.noise, scale),
+            "became_inf": r.became_inf, "became_nan": r.became_nan,
+            "nonfinite_from": r.overflow_from if r.nonfinite else None,
+        })  # fmt: skip
+    hist, zero = _figure_hist(stats)
+    return TensorReport(records, stats.n, stats.finite, amax, False, parsed, hist, zero,
+                        str(np.dtype(dtype)), axis)  # fmt: skip
+
+
+def _figure_hist(stats: S.TensorStats) -> tuple[np.ndarray, int]:
+    """The |x| histogram on the figure's range (values beyond it in the end bins)."""
+    low, high = (1023 + LOG2_LOW) << 2, (1023 + LOG2_HIGH) << 2
+    out = np.zeros(high - low, np.int64)
+    h = stats.log2_hist
+    if h.counts.size:
+        index = np.clip(np.arange(h.offset, h.offset + h.counts.size), low, high - 1) - low
+        np.add.at(out, index, h.counts)
+    zero = stats.finite - stats.nonzero
+    return out, zero

@@ -1,0 +1,230 @@
+"""The statistics of a tensor report, as partials that add up chunk by chunk.
+
+A piece of a tensor gives, for each (format, scaling) row, exact counts, the
+largest relative error, sums of squares for the SNR and a histogram of the
+relative errors; partials of any number of pieces and chunks combine
+(:meth:`RowStats.add`), in any order, to the same counts, maxima and histograms.
+
+**Relative errors** ``|q - x| / |x|`` over the nonzero finite inputs, computed in
+float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number).
+
+**Quantiles** come from a histogram of those float64 values with 64 bins an
+octave, read straight off the bits (exponent and top 6 significand bits), over
+``[2**-64, inf)``: every finite relative error above ``2**-64`` is binned exactly
+(no rounding into a format of at most 64 bits gives a nonzero relative error
+below that). Exact zeros, and results that became inf or NaN, have counts of
+their own and rank first and last (NaN as inf). The reported q-quantile
+(:func:`quantile`, numpy's ``method="inverted_cdf"``) is the upper edge of the
+bin that holds it, capped at the exact maximum: **never below the exact quantile
+and at most a factor** ``QUANTILE_BOUND = 1 + 2**-6`` **above it**, for every
+input (an exact zero or inf is reported exactly).
+
+**SNR** ``10 log10(sum x**2 / sum (x - q)**2)`` from sums kept with a power-of-two
+exponent of their own (:class:`ScaledSum`), so neither sum underflows nor
+overflows: a tensor whose every value flushes to zero has SNR 0 dB. Sums over
+pieces are added with ``math.fsum``, so the result does not depend on the order
+in which pieces finish.
+
+>>> h = Hist.of(np.array([0.25, 0.25, 0.3]))
+>>> stats = RowStats(hist=h, max_rel=0.3)
+>>> quantile(stats, 0.5), quantile(stats, 1.0)
+(0.25390625, 0.3)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["QUANTILE_BOUND", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile"]
+
+REL_BITS = 6  # 2**REL_BITS bins an octave
+_SHIFT = np.uint64(52 - REL_BITS)
+LOW_BIN = (1023 - 64) << REL_BITS  # the bin of 2**-64: smaller values share it
+_LOW_EDGE = 2.0**-64
+QUANTILE_BOUND = 1 + 2.0**-REL_BITS
+"""A quantile read from the histogram lies within this factor above the exact one."""
+LOG2_BITS = 2  # the |x| histogram of the figure: quarter octaves
+_LOG2_SHIFT = np.uint64(52 - LOG2_BITS)
+N_LOG2_BINS = 2047 << LOG2_BITS  # every finite float64, by exponent and 2 top bits
+
+
+def bin_edge(index: int, bits: int = REL_BITS) -> float:
+    """The lower edge of histogram bin ``index`` (``index + 1``: its upper edge)."""
+    return float(np.uint64(index << (52 - bits)).view(np.float64))
+
+
+@dataclass
+class Hist:
+    """Counts of bins ``offset, offset + 1, ...`` (a window of the full range)."""
+
+    offset: int = 0
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @classmethod
+    def of(cls, rel: np.ndarray, index: np.ndarray | None = None) -> Hist:
+        """The histogram of finite non-negative float64 ``rel`` (zeros included: the
+        caller takes them out of :data:`LOW_BIN`), which this raises to at least
+        ``2**-64`` in place. ``index``: a uint64 work array."""
+        if index is None:
+            index = np.empty(rel.size, np.uint64)
+        np.maximum(rel, _LOW_EDGE, out=rel)  # (the caller is done with rel's small values)
+        np.right_shift(rel.view(np.uint64), _SHIFT, out=index)
+        signed = index.view(np.int64)
+        if not signed.size:
+            return cls()
+        low = int(signed.min())
+        np.subtract(signed, low, out=signed)
+        return cls(low, np.bincount(signed))
+
+    def add(self, other: Hist) -> Hist:
+        if not other.counts.size:
+            return self
+        if not self.counts.size:
+            return Hist(other.offset, other.counts.copy())
+        low = min(self.offset, other.offset)
+        high = max(self.offset + self.counts.size, other.offset + other.counts.size)
+        out = np.zeros(high - low, np.int64)
+        out[self.offset - low : self.offset - low + self.counts.size] += self.counts
+        out[other.offset - low : other.offset - low + other.counts.size] += other.counts
+        return Hist(low, out)
+
+    def take_from_low(self, n: int) -> None:
+        """Remove ``n`` counts from the lowest bin (the exact zeros put there)."""
+        if n:
+            self.counts[LOW_BIN - self.offset] -= n
+
+    def total(self) -> int:
+        return int(self.counts.sum())
+
+
+@dataclass
+class ScaledSum:
+    """A sum of squares kept as ``fsum(parts) * 2**(2 * exponent)`` per part."""
+
+    parts: list[tuple[float, int]] = field(default_factory=list)
+
+    @staticmethod
+    def of(values: np.ndarray, top: float, work: np.ndarray) -> tuple[float, int]:
+        """``sum(values**2)`` as ``(s, k)`` with the values scaled by ``2**-k``
+        (``k`` from ``top``, their largest magnitude) where squares could leave
+        float64's range."""
+        if top == 0 or not math.isfinite(top):
+            return (0.0 if top == 0 else math.inf), 0
+        k = math.frexp(top)[1]
+        if -400 < k < 400:
+            return float(np.einsum("i,i->", values, values)), 0
+        np.multiply(values, math.ldexp(1.0, -k // 2), out=work)  # 2**-k in two exact steps
+        np.multiply(work, math.ldexp(1.0, -k - (-k // 2)), out=work)  # (2**1026 overflows)
+        return float(np.einsum("i,i->", work, work)), k
+
+    def add(self, other: ScaledSum) -> ScaledSum:
+        return ScaledSum(self.parts + other.parts)
+
+    def log2(self) -> float:
+        """log2 of the sum (-inf for 0, inf for inf)."""
+        finite = [(s, k) for s, k in self.parts if s > 0]
+        if any(math.isinf(s) for s, _ in finite):
+            return math.inf
+        if not finite:
+            return -math.inf
+        top = max(k for _, k in finite)
+        total = math.fsum(math.ldexp(s, 2 * (k - top)) for s, k in finite)
+        return math.log2(total) + 2 * top
+
+
+@dataclass
+class RowStats:
+    """One (format, scaling) row's partial statistics."""
+
+    overflow: int = 0  # rounded beyond the format's range without scaling
+    clipped: int = 0  # set to the element format's largest value by a scaling rule
+    flushed_to_zero: int = 0
+    subnormal: int = 0
+    zero: int = 0  # exact results (relative error 0)
+    became_inf: int = 0
+    became_nan: int = 0
+    overflow_from: float = math.inf  # smallest |x| whose result became inf or NaN
+    hist: Hist = field(default_factory=Hist)
+    max_rel: float = 0.0
+    noise: ScaledSum = field(default_factory=ScaledSum)
+
+    def add(self, o: RowStats) -> RowStats:
+        return RowStats(
+            self.overflow + o.overflow, self.clipped + o.clipped,
+            self.flushed_to_zero + o.flushed_to_zero, self.subnormal + o.subnormal,
+            self.zero + o.zero, self.became_inf + o.became_inf, self.became_nan + o.became_nan,
+            min(self.overflow_from, o.overflow_from), self.hist.add(o.hist),
+            max(self.max_rel, o.max_rel), self.noise.add(o.noise),
+        )  # fmt: skip
+
+    @property
+    def nonfinite(self) -> int:
+        return self.became_inf + self.became_nan
+
+
+@dataclass
+class TensorStats:
+    """A tensor's partial statistics: its counts, |x| histogram and rows."""
+
+    rows: list[RowStats]
+    n: int = 0
+    finite: int = 0
+    nonzero: int = 0
+    amax: float = 0.0
+    log2_hist: Hist = field(default_factory=Hist)
+    signal: ScaledSum = field(default_factory=ScaledSum)
+
+    def add(self, o: TensorStats) -> TensorStats:
+        return TensorStats(
+            [a.add(b) for a, b in zip(self.rows, o.rows, strict=True)], self.n + o.n,
+            self.finite + o.finite, self.nonzero + o.nonzero, max(self.amax, o.amax),
+            self.log2_hist.add(o.log2_hist), self.signal.add(o.signal),
+        )  # fmt: skip
+
+
+def log2_hist(a: np.ndarray, index: np.ndarray) -> Hist:
+    """Quarter-octave counts of the nonzero finite magnitudes ``a`` (zeros land in
+    bin 0 and are taken out by the caller)."""
+    np.right_shift(a.view(np.uint64), _LOG2_SHIFT, out=index)
+    signed = index.view(np.int64)
+    if not signed.size:
+        return Hist()
+    low = int(signed.min())
+    np.subtract(signed, low, out=signed)
+    return Hist(low, np.bincount(signed))
+
+
+def quantile(row: RowStats, q: float) -> float:
+    """The q-quantile (``inverted_cdf``) of a row's relative errors, from its
+    histogram (see the module notes for the bound)."""
+    counted = row.hist.total()
+    n = row.zero + counted + row.nonfinite
+    if n == 0:
+        return math.nan
+    rank = max(1, math.ceil(q * n))
+    if rank <= row.zero:
+        return 0.0
+    if rank > row.zero + counted:
+        return math.inf
+    cumulative = row.zero + np.cumsum(row.hist.counts)
+    index = int(np.searchsorted(cumulative, rank)) + row.hist.offset
+    return min(bin_edge(index + 1), row.max_rel)
+
+
+def snr_db(signal: ScaledSum, noise: ScaledSum, scale: float | None = None) -> float:
+    """``10 log10(signal / noise)``; ``noise`` summed in a domain scaled by ``scale``
+    (per-tensor rows) is divided by ``scale**2`` first. inf for no noise, -inf for
+    an infinite noise."""
+    top, bottom = signal.log2(), noise.log2()
+    if bottom == -math.inf:
+        return math.inf
+    if bottom == math.inf:
+        return -math.inf
+    if top == -math.inf:
+        return -math.inf
+    if scale is not None:
+        bottom -= 2 * math.log2(scale)
+    return 10 * math.log10(2) * (top - bottom)

@@ -1,0 +1,125 @@
+"""The numpy path of a tensor report: chunks read in turn, pieces shared among threads.
+
+A numpy array (a memory map too) is cut into chunks of at most ``chunk_bytes``
+(:func:`fpexplore.scaling.report_chunks.plan_chunks`, whole blocks along the block
+axis); each chunk into pieces that fit the work buffers, which a few threads
+(:func:`fpexplore.codes.set_threads`) take in turn, each with buffers of its own
+(:class:`fpexplore.scaling.report_rows.Work`). After each chunk the pages of a
+memory-mapped input are handed back, so resident memory stays bounded by the
+chunk size. Partials combine exactly (counts, maxima, histograms) or through
+``math.fsum`` (sums), so the result does not depend on which thread took which
+piece. Where a per-tensor (or NVFP4) scale needs the amax, a first pass reads it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .._kernels.blocks import _threads
+from . import report_stats as S
+from .report_chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
+from .report_rows import Row, RowPlan, Work, make_plan, piece_stats
+
+__all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats"]
+
+
+def needs_amax(rows: list[Row]) -> bool:
+    """Whether a pass for the amax must come first (a per-tensor or NVFP4 scale)."""
+    return any(r.scaling == "per_tensor" or (r.block and r.block.scale == "e4m3") for r in rows)
+
+
+def piece_limit(shape: tuple[int, ...], axis: int, align: int) -> int:
+    """Elements per piece such that, padded to whole blocks, a piece fits :data:`PIECE`."""
+    length = shape[axis] if shape else 1
+    padded = -(-length // align) * align
+    return max(align, PIECE * max(length, 1) // max(padded, 1))
+
+
+def chunk_amax(chunk: np.ndarray, work: Work | None = None) -> float:
+    """The largest finite magnitude of a chunk, read piece by piece."""
+    flat = chunk.reshape(-1) if chunk.flags.c_contiguous else None
+    boxes = plan_chunks(chunk.shape, PIECE) if flat is None else None
+    work = work or Work(PIECE)
+    best = 0.0
+    pieces = (
+        (flat[i : i + PIECE] for i in range(0, flat.size, PIECE)) if flat is not None
+        else (chunk[box] for box in boxes or ())
+    )  # fmt: skip
+    for piece in pieces:
+        buf = work.x[: piece.size].reshape(piece.shape)
+        with np.errstate(invalid="ignore", over="ignore"):
+            np.copyto(buf, piece, casting="unsafe")
+        a = np.abs(buf.reshape(-1), out=work.a[: piece.size])
+        top = float(a.max()) if a.size else 0.0
+        if not math.isfinite(top):
+            top = float(a[np.isfinite(a)].max(initial=0.0))
+        best = max(best, top)
+    return best
+
+
+def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
+                pool: ThreadPoolExecutor | None = None) -> S.TensorStats:  # fmt: skip
+    """The statistics of a chunk, its pieces shared among ``works`` (one per thread)."""
+    limit = piece_limit(chunk.shape, axis, plan.align)
+    boxes = list(plan_chunks(chunk.shape, limit, axis=axis, align=plan.align))
+
+    def run(t: int) -> S.TensorStats | None:
+        total = None
+        for box in boxes[t :: len(works)]:
+            part = piece_stats(np.moveaxis(chunk[box], axis, -1), plan, works[t])
+            total = part if total is None else total.add(part)
+        return total
+
+    if pool is None or len(works) == 1 or len(boxes) == 1:
+        parts = [run(t) for t in range(len(works))]
+    else:
+        parts = list(pool.map(run, range(len(works))))
+    found = [p for p in parts if p is not None]
+    total = found[0]
+    for part in found[1:]:
+        total = total.add(part)
+    return total
+
+
+def numpy_stats(
+    x: np.ndarray, rows: list[Row], axis: int, chunk_bytes: int = CHUNK_BYTES,
+    advance: Callable[[int], None] | None = None,
+) -> tuple[S.TensorStats, float]:  # fmt: skip
+    """Statistics of a numpy array (a memory map read chunk by chunk); ``advance``
+    is told how many values each chunk (of each pass) covered."""
+    limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
+    align = max([r.block.block_size for r in rows if r.block is not None], default=1)
+    threads = min(_threads(x.size), 8)
+    works = [Work(2 * PIECE) for _ in range(threads)]
+    amax = 0.0
+    if needs_amax(rows):
+        for box in plan_chunks(x.shape, limit):
+            chunk = x[box]
+            amax = max(amax, chunk_amax(chunk, works[0]))
+            release_pages(x)
+            if advance:
+                advance(chunk.size)
+    plan = make_plan(rows, amax, x.dtype)
+    total: S.TensorStats | None = None
+    with ThreadPoolExecutor(threads) if threads > 1 else _no_pool() as pool:
+        for box in plan_chunks(x.shape, limit, axis=axis, align=align):
+            chunk = x[box]
+            part = chunk_stats(chunk, plan, axis, works, pool)
+            total = part if total is None else total.add(part)
+            release_pages(x)
+            if advance:
+                advance(chunk.size)
+    assert total is not None
+    return total, total.amax if not needs_amax(rows) else amax
+
+
+class _no_pool:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
