@@ -187,9 +187,10 @@ def dequantize_blocks(
         _check_tensor_scale(tensor_scale)
     per_element = np.repeat(_scale_values(scales, spec), k, axis=ax)
     per_element = np.take(per_element, np.arange(n), axis=ax)
-    values = _element_values(codes, spec) * per_element
-    if spec.scale == "e4m3":
-        values = values * float(tensor_scale)
+    with np.errstate(invalid="ignore"):  # E5M2's signalling NaN codes stay NaN
+        values = _element_values(codes, spec) * per_element
+        if spec.scale == "e4m3":
+            values = values * float(tensor_scale)
     return np.asarray(values)
 
 
