@@ -41,10 +41,12 @@ from ..exact import check_rng, parse_real, round_real
 from ..formats import Format, get_format
 from .dtypes import _as_float64, code_dtype
 from .fields import codes_to_values
+from .integers import round_integers, wide_integers
 from .rounding import round_values
 
 __all__ = [
     "odd_float64",
+    "odd_float64_array",
     "odd_product",
     "odd_quotient",
     "round_exact_elements",
@@ -82,6 +84,18 @@ def odd_float64(exact: Fraction) -> float:
     n += bool(rest) and not n & 1
     value = float(Fraction(n) * Fraction(2) ** q)
     return -value if exact < 0 else value
+
+
+def odd_float64_array(x: np.ndarray) -> np.ndarray:
+    """Real values as float64, exactly where float64 holds them (NaN bits kept);
+    integers beyond 2**53 rounded to odd, which a format of at most 51 bits (and a
+    scaling by a power of two, or a quotient by a short divisor, before it) rounds
+    as it would the integer itself."""
+    out = _as_float64(x)
+    wide = wide_integers(x)
+    if wide is not None and wide.any():
+        out[wide] = round_integers(x[wide], get_format("float64"), "odd")[0]
+    return out
 
 
 def _exact(x: np.ndarray, where: np.ndarray) -> list[Fraction]:

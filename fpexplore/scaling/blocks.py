@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from .._kernels.scaled import odd_product, odd_quotient
+from .._kernels.scaled import odd_float64_array, odd_product, odd_quotient
 from ..exact import check_rng, check_rounding
 from ..formats import Format, get_format
 from ..lazy import is_dask
@@ -236,7 +236,7 @@ def quantize_blocks(
     n, k = moved.shape[-1], spec.block_size
     blocks = -(-n // k)
     v = np.zeros((*moved.shape[:-1], blocks * k))
-    v[..., :n] = moved
+    v[..., :n] = odd_float64_array(moved)  # integers beyond 2**53: rounded to odd
     v = v.reshape(*moved.shape[:-1], blocks, k)
     with np.errstate(invalid="ignore", over="ignore"):
         amax = np.max(np.abs(v), axis=-1, initial=0.0)
