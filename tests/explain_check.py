@@ -263,17 +263,21 @@ def check_value_line(text: str, fmt: Format, what: str) -> Value:
 
 
 def given_value(text: str) -> Fraction | None:
-    """The exact value of an input as ``short_repr`` prints it (None: inf, NaN)."""
-    if text[0] in "'\"":
-        text = text[1:-1]
-        if text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan", "snan"):
+    """The exact value of an input as ``short_repr`` prints it (None: inf, NaN, or
+    a form this reader does not take, such as a huge int's magnitude)."""
+    try:
+        if text[0] in "'\"":
+            inner = text[1:-1]
+            if inner.strip().lower().lstrip("+-") in ("inf", "infinity", "nan", "snan"):
+                return None
+            return Fraction(inner.replace("_", ""))
+        if text.lstrip("-") in ("inf", "nan"):
             return None
-        return Fraction(text.replace("_", ""))
-    if text.lstrip("-") in ("inf", "nan"):
+        if re.fullmatch(r"-?\d+", text):
+            return Fraction(int(text))
+        return Fraction(float(text))
+    except (ValueError, ZeroDivisionError, OverflowError):
         return None
-    if re.fullmatch(r"-?\d+", text):
-        return Fraction(int(text))
-    return Fraction(float(text))
 
 
 def oracle(x: Fraction, fmt: Format, mode: str, overflow: str | None) -> Value:

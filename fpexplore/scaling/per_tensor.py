@@ -25,6 +25,7 @@ array([9.765625e-04, 5.000000e-01, 3.000000e+00])
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections import deque
 from collections.abc import Iterable
@@ -114,19 +115,33 @@ def compute_scale(
     return float(K.codes_to_values(np.array([code], np.uint32), "float32")[0])
 
 
-def _history_amax(amax_history: Iterable[float] | None) -> float:
-    """The largest amax of a history of finite, non-negative numbers."""
+def _history_amax(amax_history: Iterable[float] | None) -> Fraction:
+    """The largest amax of a history of finite, non-negative numbers, exactly."""
     if amax_history is None or isinstance(amax_history, str | bytes):
         raise ValueError("the delayed recipe needs a non-empty amax_history")
-    values = list(amax_history)
+    try:
+        values = list(amax_history)
+    except TypeError:
+        raise TypeError(
+            f"amax_history must be a sequence of amaxes, got {amax_history!r}"
+        ) from None
     if not values:
         raise ValueError("the delayed recipe needs a non-empty amax_history")
+    exact = []
     for i, a in enumerate(values):
         try:
-            check_amax(a, f"amax_history[{i}]")
+            exact.append(check_amax(a, f"amax_history[{i}]"))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{error} (every amax_history entry must be a finite amax)") from None
-    return float(max(Fraction(a) if isinstance(a, int) else Fraction(float(a)) for a in values))
+    return max(exact)
+
+
+def _as_float(x: Fraction) -> float:
+    """``float(x)``, inf beyond float64's range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,8 +221,9 @@ def scale_per_tensor(
     check_rounding(rounding)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
-    amax = amax_of(arr) if recipe == "current" else _history_amax(amax_history)
-    scale = compute_scale(amax, fmt, margin=margin, power_of_two=power_of_two)
+    exact = Fraction(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
+    scale = compute_scale(exact, fmt, margin=margin, power_of_two=power_of_two)
+    amax = _as_float(exact)
     scaled = round_scaled(arr, scale, fmt, rounding, overflow, rng)
     return ScaledTensor(fmt, recipe, amax, scale, arr, scaled, scaled / scale)
 

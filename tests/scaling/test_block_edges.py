@@ -5,81 +5,22 @@ Fractions); dequantize_blocks refuses codes and scales outside their formats."""
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from fpexplore import BLOCK_FORMATS, dequantize_blocks, get_format, quantize_blocks
-from tests.explain_check import oracle
-from tests.oracle import round_exact
+from tests.scaling_oracle import expected_blocks
 
 MX = ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"]
 MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
 
 
-def _log2_floor(x: Fraction) -> int:
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    return e - 1 if Fraction(2) ** e > x else e
-
-
-def _round_integer(t: Fraction, mode: str) -> int:
-    floor = math.floor(t)
-    if t == floor:
-        return floor
-    if mode in ("toward_zero", "up", "down"):
-        up = mode == "up" or (mode == "toward_zero" and t < 0)
-        return floor + up
-    fraction = t - floor
-    if fraction != Fraction(1, 2):
-        return floor + (fraction > Fraction(1, 2))
-    if mode == "nearest_away":
-        return floor + (t > 0)
-    return floor + floor % 2  # ties to even
-
-
-def _element(t: Fraction, name: str, element: str, mode: str) -> Fraction:
-    """``t = V / X`` rounded once into the element format, saturating."""
-    if name == "mxint8":
-        return Fraction(min(max(_round_integer(t * 64, mode), -128), 127), 64)
-    v = oracle(t, get_format(element), mode, "saturate")
-    assert v.kind == "finite"
-    return v.value
-
-
-def _expected(x: np.ndarray, name: str, mode: str) -> list[Fraction]:
-    """OCP MX v1.0 6.3 / NVIDIA's NVFP4 recipe on Fractions, block by block."""
-    spec = BLOCK_FORMATS[name]
-    exact = [Fraction(v) for v in x.tolist()]  # Python ints and floats: exact
-    k = spec.block_size
-    out: list[Fraction] = []
-    if spec.scale == "e8m0":
-        for b in range(0, len(exact), k):
-            block = exact[b : b + k]
-            amax = max(abs(v) for v in block)
-            shared = max(_log2_floor(amax) - spec.emax_elem, -127) if amax else -127
-            scale = Fraction(2) ** shared
-            out += [_element(v / scale, name, spec.element, mode) * scale for v in block]
-        return out
-    e4m3, f32 = get_format("float8_e4m3fn"), get_format("float32")
-    amax = max(abs(v) for v in exact)
-    g = round_exact(amax / 2688, f32, "nearest_even") if amax else Fraction(1)
-    for b in range(0, len(exact), k):
-        block = exact[b : b + k]
-        target = max(abs(v) for v in block) / (6 * g)
-        s = oracle(target, e4m3, "nearest_even", "saturate").value
-        if s == 0:
-            out += [Fraction(0)] * len(block)
-            continue
-        out += [_element(v / (s * g), name, spec.element, mode) * s * g for v in block]
-    return out
-
-
 def _check(x: np.ndarray, name: str, mode: str) -> None:
     q = quantize_blocks(x, name, rounding=mode)
     got = [Fraction(v) for v in q.values.tolist()]
-    want = _expected(x, name, mode)
+    want = expected_blocks(x, name, mode)
     for i, (a, b) in enumerate(zip(got, want, strict=True)):
         assert a == b, (name, mode, i, float(x[i]), float(a), float(b))
         if a == 0 and x[i] != 0 and BLOCK_FORMATS[name].element != "int8" and x.dtype.kind == "f":
