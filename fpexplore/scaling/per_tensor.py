@@ -225,7 +225,9 @@ def scale_per_tensor(
     scale = compute_scale(exact, fmt, margin=margin, power_of_two=power_of_two)
     amax = _as_float(exact)
     scaled = round_scaled(arr, scale, fmt, rounding, overflow, rng)
-    return ScaledTensor(fmt, recipe, amax, scale, arr, scaled, scaled / scale)
+    with np.errstate(invalid="ignore"):  # a signalling NaN stays NaN
+        values = scaled / scale
+    return ScaledTensor(fmt, recipe, amax, scale, arr, scaled, values)
 
 
 class DelayedScaling:
