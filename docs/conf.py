@@ -74,6 +74,8 @@ napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
 napoleon_use_ivar = True  # "Attributes" sections as fields: properties are documented once
+# fpexplore.jax needs JAX (the keras extra); without it its page is built from a stand-in.
+autodoc_mock_imports = [] if importlib.util.find_spec("jax") else ["jax"]
 
 # --- the course: executed at every build -----------------------------------------------------
 # The notebooks that import Keras outside a try block (06, the lesson, and their solutions)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from fpexplore import Format
@@ -469,6 +470,28 @@ def float_of(x: Fraction) -> float:
         return math.inf if x > 0 else -math.inf
 
 
+def _exact_decimal(x: Fraction) -> str:
+    """All the digits of a dyadic ``x`` (no sign)."""
+    k = x.denominator.bit_length() - 1
+    digits = str(abs(x.numerator) * 5**k)
+    if k == 0:
+        return digits
+    digits = digits.rjust(k + 1, "0")
+    return f"{digits[:-k]}.{digits[-k:]}"
+
+
+def _check_cut(text: str, x: Fraction, significant: int) -> None:
+    """``d.ddd...`` or ``d.ddd...e+N``: the leading digits of ``x``, cut (not
+    rounded); ``significant``: how many significant digits ``x`` has in all."""
+    _require("..." in text, f"a cut decimal without '...': {text}")
+    shown = Decimal(text.replace("...", ""))
+    value = Fraction(shown)
+    unit = Fraction(Decimal(1).scaleb(shown.as_tuple().exponent))
+    _require((value < 0) == (x < 0) and 0 <= abs(x) - abs(value) < unit, f"{text} is not {x}")
+    digits = _exact_decimal(x).replace(".", "").lstrip("0").rstrip("0")
+    _require(len(digits) == significant, f"{significant} significant digits, exact {len(digits)}")
+
+
 def _decimal_digits(x: Fraction) -> int:
     """Characters of the exact decimal expansion of a dyadic ``x``."""
     k = x.denominator.bit_length() - 1
@@ -619,6 +642,9 @@ def _exact_line(c: Cursor, x: Real) -> None:
     elif m := re.fullmatch(r"= (\S+)\.\.\. \((irrational: )?no finite binary expansion\)", body):
         _require(not x.dyadic and bool(m.group(2)) == x.root, f"exact: {body!r}")
         check_number(m.group(1) + "...", x.approx(), "exact")
+    elif m := re.fullmatch(r"= (\S+) \((\d+) significant digits, cut\)", body):
+        _require(x.dyadic, f"exact: {body!r}")
+        _check_cut(m.group(1), x.value, int(m.group(2)))
     elif m := re.fullmatch(r"= (\S+) \((\d+) digits\)", body):
         _require(x.dyadic and int(m.group(2)) == _decimal_digits(x.value), f"exact: {body!r}")
         check_number(m.group(1) + "...", x.value, "exact")

@@ -37,7 +37,8 @@ def test_ruff_format() -> None:
 
 def test_doctests() -> None:
     """The Examples sections of every module below the front ends (and the CLI) run as
-    written; plot, widgets and mixed run theirs in their own tests."""
+    written; plot, widgets, mixed and jax (only where JAX is installed) run theirs in
+    their own tests."""
     paths = [
         "formats",
         "exact",

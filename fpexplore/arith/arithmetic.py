@@ -11,7 +11,8 @@ IEEE 754 special cases: ``inf - inf``, ``0 x inf``, ``0/0``, ``inf/inf`` and the
 square root of a negative number are invalid and give NaN; ``x/0`` is a signed
 infinity (division by zero); ``sqrt(-0) = -0``; an exact zero sum is ``+0``, or
 ``-0`` under rounding ``down``. The flags follow the standard; tininess is
-detected after rounding, as on x86 and ARM: ``underflow`` means the result,
+detected after rounding, as on x86 (ARM detects it before rounding unless
+``FPCR.AH = 1``): ``underflow`` means the result,
 rounded as if the exponent range were unbounded, lies below the smallest normal
 number, *and* is inexact. Formats without infinities follow their own
 conventions: ``float8_e4m3fn`` gives NaN where IEEE formats give infinity (or

@@ -7,9 +7,11 @@ rounds **once** with :func:`~fpexplore.exact.rounding.round_magnitude`, and repo
 the five IEEE exception flags. It is the reference that the vectorized arithmetic
 kernels are tested against, and their fallback for the cases they leave out.
 
-Tininess is detected **after rounding**, as on x86 (SSE) and ARM: ``underflow`` is
-raised when the result, rounded as though the exponent range were unbounded, is
-nonzero and smaller than the smallest normal number, *and* the result is inexact.
+Tininess is detected **after rounding**, as on x86 (SSE): ``underflow`` is raised
+when the result, rounded as though the exponent range were unbounded, is nonzero
+and smaller than the smallest normal number, *and* the result is inexact. (IEEE
+754-2019 section 7.5 allows either; ARM detects tininess before rounding by default,
+after it only with FEAT_AFP and ``FPCR.AH = 1``.)
 
 Examples
 --------

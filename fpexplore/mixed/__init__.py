@@ -2,10 +2,12 @@
 
 ``simulations``: overflow, softmax, crossentropy, stalled sums, float32
 accumulation; ``loss_scaling``: gradients that underflow and the scale that saves
+them; ``bounds``: the error bounds of summation, and sums measured against
 them. A front end of its own: it uses the public API of :mod:`fpexplore`.
 """
 
-from . import simulations
+from . import bounds, simulations
+from .bounds import *  # noqa: F403 - SumErrors, sum_error_bound, summation_errors
 from .simulations import *  # noqa: F403 - the simulations' public names, listed there
 
-__all__ = list(simulations.__all__)
+__all__ = [*simulations.__all__, *bounds.__all__]

@@ -21,6 +21,7 @@ except ImportError as err:  # pragma: no cover - exercised without matplotlib on
 
 from .anatomy import bits
 from .binades import density, spacing
+from .bounds import plot_cancellation, plot_sum_errors
 from .errors import absolute_error, error_histogram, relative_error
 from .export import gallery
 from .formats import format_map
@@ -45,6 +46,7 @@ __all__ = [
     "format_map",
     "gallery",
     "number_line",
+    "plot_cancellation",
     "plot_dot_accumulation",
     "plot_dynamic_loss_scale",
     "plot_exp_overflow",
@@ -54,6 +56,7 @@ __all__ = [
     "plot_policy_comparison",
     "plot_running_sums",
     "plot_softmax_demo",
+    "plot_sum_errors",
     "relative_error",
     "spacing",
 ]

@@ -11,6 +11,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.text import Annotation, Text
 
 from fpexplore.core.density import Binade
 from fpexplore.formats import Format, FormatLike, get_format
@@ -25,10 +27,14 @@ __all__ = [
     "TICK_SIZE",
     "TITLE_SIZE",
     "as_formats",
+    "drop_overlapping",
     "format_color",
     "label_axes",
+    "laid_out",
     "new_axes",
+    "renderer_of",
     "staircase",
+    "text_box",
 ]
 
 TITLE_SIZE = 15
@@ -95,3 +101,41 @@ def staircase(
     if hi is not None:
         cut[-1] = min(cut[-1], hi)
     return np.array(cut), rows[left:right]
+
+
+def laid_out(ax: Axes) -> Any:
+    """Lay out the figure of ``ax`` (its root figure, for an Axes of a subfigure) as a
+    draw would, and return the renderer that measures its text."""
+    fig: Any = ax.figure
+    while not isinstance(fig, Figure):  # a SubFigure: its parents lead to the root
+        fig = fig.figure
+    fig.draw_without_rendering()
+    return renderer_of(fig)
+
+
+def renderer_of(fig: Any) -> Any:
+    """The renderer that measures text in ``fig`` (Agg's, or the figure's own)."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    return get() if get is not None else fig._get_renderer()
+
+
+def text_box(text: Any, renderer: Any, pad: float = 2.0) -> Any:
+    """The window extent of a text artist in pixels, grown by ``pad`` on every side:
+    of its text alone (an annotation's own extent includes its arrow)."""
+    if isinstance(text, Annotation):
+        text.update_positions(renderer)
+    return Text.get_window_extent(text, renderer).padded(pad)
+
+
+def drop_overlapping(texts: Iterable[Any], renderer: Any, keep: Iterable[Any] = ()) -> list[Any]:
+    """Remove each text (taken in order: first come, first kept) whose extent
+    overlaps a text kept before it or a box of ``keep``; return the texts kept."""
+    kept, boxes = [], list(keep)
+    for text in texts:
+        box = text_box(text, renderer)
+        if any(box.overlaps(b) for b in boxes):
+            text.remove()
+        else:
+            kept.append(text)
+            boxes.append(box)
+    return kept

@@ -62,8 +62,9 @@ def spacing(
     Returns
     -------
     matplotlib.axes.Axes
-        One step line per format (``where="post"``), labelled with its name;
-        its data are ``log2`` of magnitude and spacing.
+        One step line per format (``where="post"``), labelled with its name and
+        with the name as gid; its data are ``log2`` of magnitude and spacing.
+        Narrower ranges are drawn on top, so that no format hides under another.
 
     Examples
     --------
@@ -73,6 +74,9 @@ def spacing(
     """
     fmts = as_formats(formats)
     ax = new_axes(ax)
+    # A format with a narrower range is drawn above a wider one: over a whole range,
+    # float16's steps lie only 3 binades under bfloat16's and would hide beneath them.
+    widest = sorted(fmts, key=lambda f: -math.log2(f.max / f.smallest_subnormal))
     for i, fmt in enumerate(fmts):
         edges, rows = staircase(binade_table(fmt), fmt, lo, hi)
         if not rows:
@@ -84,8 +88,11 @@ def spacing(
             where="post",
             lw=2.5,
             color=format_color(i),
+            zorder=2 + widest.index(fmt) / len(fmts),
+            gid=fmt.name,
             label=f"{fmt.name} ({fmt.mantissa_bits} mantissa bits)",
         )
+    _point_out_close_lines(ax, [line for line in ax.get_lines() if line.get_gid()])
     _power_of_two_ticks(ax.xaxis)
     _power_of_two_ticks(ax.yaxis)
     label_axes(
@@ -96,6 +103,37 @@ def spacing(
     )
     ax.legend(fontsize=TEXT_SIZE)
     return ax
+
+
+def _point_out_close_lines(ax: Axes, lines: list[Any]) -> None:
+    """Name, with an arrow, a line that runs within 4 binades of a wider one over
+    most of its length (float16 under bfloat16): on axes hundreds of binades tall, the two
+    are a few pixels apart. The text has gid ``"<name> pointer"``."""
+    ys = [np.asarray(line.get_ydata()) for line in lines]
+    if not ys or max(y.max() for y in ys) - min(y.min() for y in ys) < 40:
+        return  # axes a few dozen binades tall keep such lines apart
+    for line in lines:
+        x, y = np.asarray(line.get_xdata()), np.asarray(line.get_ydata())
+        for other in lines:
+            ox, oy = np.asarray(other.get_xdata()), np.asarray(other.get_ydata())
+            if other is line or ox[0] > x[0] or ox[-1] < x[-1]:
+                continue
+            under = np.interp(x, ox, oy)
+            if np.median(np.abs(under - y)) <= 4:
+                middle = len(x) // 2
+                ax.annotate(
+                    f"{line.get_gid()}, {abs(float(np.median(under - y))):g} binades"
+                    f" under {other.get_gid()}",
+                    (x[middle], y[middle]),
+                    xytext=(40, -45),
+                    textcoords="offset points",
+                    fontsize=TEXT_SIZE,
+                    color=line.get_color(),
+                    arrowprops={"arrowstyle": "->", "color": line.get_color()},
+                    bbox=_NOTE_BOX,
+                    gid=f"{line.get_gid()} pointer",
+                )
+                break
 
 
 def density(fmt: FormatLike, ax: Axes | None = None) -> Axes:

@@ -63,13 +63,14 @@ def relative_error(
 
     Points: ``|round(x) - x| / |x|`` for ``n`` values drawn uniformly from
     ``[lo, hi]`` with a fixed seed (uniformly in log2 ``x``, on a log axis,
-    when ``hi/lo > 64``). Solid line: the largest
-    possible value, ``(ulp/2)/|x|``, a sawtooth that jumps back up at each
-    power of two. Dashed line: its maximum, ``eps/2``, the bound that holds
-    everywhere in the normal range; in the subnormal range (shaded) the
-    relative error can exceed it. A window that reaches below the smallest
+    when ``hi/lo > 64``). Solid line: the largest possible value,
+    ``(ulp/2)/|x|``, a sawtooth that jumps back up at each power of two, and
+    never above 1, the error of rounding to zero (which is what happens below
+    half the smallest subnormal). Dashed line: its maximum, ``eps/2``, the bound
+    that holds everywhere in the normal range; in the subnormal range (shaded)
+    the relative error can exceed it. A window that reaches below the smallest
     normal number gets a log y axis, so that eps/2 and the bound, which grows to
-    well above 1 there, both stay in view, and a title of its own.
+    1 there, both stay in view, and a title of its own.
 
     Returns
     -------
@@ -104,10 +105,20 @@ def relative_error(
         label=f"relative error of {shown.sum()} values",
     )
     powers = _powers_of_two(lo, hi, fmt)
+    half_tiny = fmt.smallest_subnormal / 2  # below it everything rounds to 0: an error of 1
+    powers = np.concatenate([powers, [-half_tiny, half_tiny]])
     grid = np.union1d(np.union1d(x, powers), np.nextafter(powers, 0))
     grid = grid[(grid != 0) & (grid >= lo) & (grid <= hi) & (np.abs(grid) <= fmt.max)]
-    bound = np.asarray(ulp(grid, fmt)) / 2 / np.abs(grid)
-    ax.plot(grid, bound, color=_BOUND, lw=1.8, gid="bound", label="largest possible: (ulp/2) / |x|")
+    # Rounding to nearest never errs by more than the value itself (rounding to 0)
+    bound = np.minimum(np.asarray(ulp(grid, fmt)) / 2 / np.abs(grid), 1.0)
+    ax.plot(
+        grid,
+        bound,
+        color=_BOUND,
+        lw=1.8,
+        gid="bound",
+        label="largest possible: (ulp/2) / |x|, at most 1",
+    )
     half_eps = fmt.eps / 2
     ax.axhline(
         half_eps,

@@ -18,6 +18,7 @@ from fpexplore.core.decode import from_bits
 from . import mixed as mixed_plots
 from .anatomy import bits
 from .binades import density, spacing
+from .bounds import plot_cancellation, plot_sum_errors
 from .errors import absolute_error, error_histogram, relative_error
 from .formats import format_map
 from .lines import number_line
@@ -107,6 +108,11 @@ FIGURES: dict[str, tuple[tuple[float, float], Callable[[Figure], None]]] = {
         (9, 4.5),
         _one(lambda ax: mixed_plots.plot_dot_accumulation(sim.dot_product_accumulation(), ax=ax)),
     ),
+    "sum_errors_float16": (
+        (10, 5.5),
+        _one(lambda ax: plot_sum_errors(sim.summation_errors(trials=4), ax=ax)),
+    ),
+    "cancellation_float16": ((9, 4.8), _one(lambda ax: plot_cancellation("float16", ax=ax))),
     "mixed_matmul_error": (
         (9, 4.5),
         _one(

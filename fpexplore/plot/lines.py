@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.patches import ConnectionPatch, Rectangle
 
 from fpexplore.core.arrays import decode_array
 from fpexplore.core.decode import decode
@@ -15,7 +17,15 @@ from fpexplore.core.density import count_between, values_between
 from fpexplore.exact import parse_real
 from fpexplore.formats import Format, FormatLike, get_format
 
-from ._style import KIND_COLORS, TEXT_SIZE, label_axes, new_axes
+from ._style import (
+    KIND_COLORS,
+    TEXT_SIZE,
+    TICK_SIZE,
+    drop_overlapping,
+    label_axes,
+    laid_out,
+    new_axes,
+)
 
 __all__ = ["default_window", "number_line"]
 
@@ -47,15 +57,21 @@ def default_window(fmt: FormatLike, max_ticks: int = 5000) -> tuple[float, float
 
 
 def number_line(
-    fmt: FormatLike, lo: Any = None, hi: Any = None, ax: Axes | None = None, max_ticks: int = 5000
+    fmt: FormatLike,
+    lo: Any = None,
+    hi: Any = None,
+    ax: Axes | None = None,
+    max_ticks: int = 5000,
+    zoom: tuple[Any, Any] | None = None,
 ) -> Axes:
     """Every representable value in ``[lo, hi]`` as a tick on a number line (claim 5).
 
     Normal values, subnormals and zero get different colours; dashed grey lines
-    mark the binade boundaries (powers of two). With no window the whole finite
-    range ``[-max, max]`` is drawn, which suits FP8, FP6, FP4 and small custom
-    formats; for wider ones the default is a window starting at 1 (the binade
-    [1, 2] when it fits in ``max_ticks``, else its first 256 values: see
+    mark the binade boundaries (powers of two), labelled where a label fits
+    (labels never overlap: the larger powers are labelled first). With no window
+    the whole finite range ``[-max, max]`` is drawn, which suits FP8, FP6, FP4 and
+    small custom formats; for wider ones the default is a window starting at 1
+    (the binade [1, 2] when it fits in ``max_ticks``, else its first 256 values: see
     :func:`default_window`); zoom with ``lo`` and ``hi``, e.g. ``lo=3, hi=4``.
 
     Parameters
@@ -67,24 +83,82 @@ def number_line(
     ax : matplotlib Axes, optional
     max_ticks : int
         Refuse (ValueError) to draw more ticks than this.
+    zoom : (lo, hi), optional
+        A second window drawn enlarged in a panel under the first and marked on
+        it, e.g. ``(0, 2**-4)`` for the zero and subnormals of ``float8_e4m3fn``,
+        which crowd together at the left end of ``[0, 16]``.
 
     Returns
     -------
     matplotlib.axes.Axes
         The ticks are LineCollections with gid ``"normal"``, ``"subnormal"``
-        and ``"zero"``, one segment per value.
+        and ``"zero"``, one segment per value. The zoomed panel, when asked
+        for, is the Axes with gid ``"zoom"`` in ``ax.figure.axes`` (a second row of a
+        new figure) or in ``ax.child_axes`` (an inset under a given ``ax``).
 
     Examples
     --------
     >>> ax = number_line("float4_e2m1fn")
     >>> sum(len(c.get_segments()) for c in ax.collections)  # -6 ... 6: 15 values
     15
+    >>> ax = number_line("float8_e4m3fn", 0, 16, zoom=(0, 2**-4))
+    >>> zoomed = [a for a in ax.figure.axes if a.get_gid() == "zoom"][0]
+    >>> [c.get_gid() for c in zoomed.collections]
+    ['normal', 'subnormal', 'zero']
     """
     fmt = get_format(fmt)
     if lo is None and hi is None and fmt.n_finite > max_ticks:
         lo, hi = default_window(fmt, max_ticks)
     lo = -fmt.max if lo is None else lo
     hi = fmt.max if hi is None else hi
+    below = None
+    if zoom is not None and ax is None:
+        _, (ax, below) = plt.subplots(2, 1, figsize=(12, 6.4), layout="constrained")
+    ax = new_axes(ax, figsize=(12, 3.6))
+    count = _draw_window(ax, fmt, lo, hi, max_ticks)
+    label_axes(ax, f"All {count} values of {fmt.name} in [{lo}, {hi}]", "value", "")
+    ax.grid(False)
+    if zoom is None:
+        below = ax
+    else:
+        if below is None:  # a panel of the caller's figure: its layout is the caller's
+            below = ax.inset_axes((0.0, -1.5, 1.0, 0.9))
+        below.set_gid("zoom")
+        below.tick_params(labelsize=TICK_SIZE)
+        zcount = _draw_window(below, fmt, zoom[0], zoom[1], max_ticks)
+        below.set_title(
+            f"enlarged: the {zcount} values in [{zoom[0]}, {zoom[1]}]", fontsize=TEXT_SIZE
+        )
+        _mark_zoom(ax, below)
+    below.legend(
+        *ax.get_legend_handles_labels(),
+        fontsize=TEXT_SIZE,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.28 if zoom is None else -0.3),
+        ncols=4,
+        frameon=False,
+    )
+    _label_powers(ax)
+    return ax
+
+
+def _mark_zoom(ax: Axes, below: Axes) -> None:
+    """A box round the enlarged window on ``ax`` and two lines down to its panel."""
+    lo, hi = below.get_xlim()
+    ax.add_patch(
+        Rectangle((lo, -0.05), hi - lo, 1.45, fill=False, edgecolor="0.3", lw=1.2, gid="zoom box")
+    )
+    for x, corner in ((lo, 0.0), (hi, 1.0)):
+        line = ConnectionPatch(
+            (x, -0.05), (corner, 1.0), coordsA=ax.transData, coordsB=below.transAxes,
+            color="0.6", lw=0.8, ls=":",
+        )  # fmt: skip
+        line.set_in_layout(False)
+        ax.figure.add_artist(line)
+
+
+def _draw_window(ax: Axes, fmt: Format, lo: Any, hi: Any, max_ticks: int) -> int:
+    """The ticks of ``[lo, hi]`` and the binade lines on ``ax``; the number of values."""
     closed_end = _is_representable(hi, fmt)
     count = count_between(lo, hi, fmt) + closed_end
     if count > max_ticks:
@@ -96,7 +170,6 @@ def number_line(
     if closed_end:
         values = np.append(values, float(decode(hi, fmt).value))
     values = values[np.isfinite(values)]
-    ax = new_axes(ax, figsize=(12, 3.6))
     kinds = decode_array(values, fmt).kind.names() if values.size else np.array([], str)
     heights = {"normal": 1.0, "subnormal": 0.8, "zero": 1.25}
     for kind, height in heights.items():
@@ -115,7 +188,7 @@ def number_line(
             LineCollection(
                 list(segments),
                 colors=KIND_COLORS[kind],
-                linewidths=1.2,
+                linewidths=1.2 if kind != "zero" else 2.4,
                 gid=kind,
                 label=f"{name} ({chosen.size})" if kind != "zero" else name,
             )
@@ -129,21 +202,15 @@ def number_line(
     ax.set_yticks([])
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    label_axes(ax, f"All {count} values of {fmt.name} in [{lo}, {hi}]", "value", "")
-    ax.grid(False)
-    ax.legend(
-        fontsize=TEXT_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncols=4, frameon=False
-    )
-    return ax
+    return count
 
 
 def _binade_lines(ax: Axes, fmt: Format, lo: float, hi: float) -> None:
-    """Dashed lines at the powers of two in [lo, hi] that are in the format's range."""
+    """Dashed lines at the powers of two in [lo, hi] that are in the format's range,
+    each with a label (gid ``"power of two"``) that :func:`_label_powers` thins out."""
     exponents = range(fmt.emin - fmt.mantissa_bits, fmt.emax + 1)
     powers = [math.ldexp(s, e) for e in exponents for s in (-1.0, 1.0)]
     powers = sorted(p for p in powers if lo <= p <= hi)
-    min_gap = 0.06 * (hi - lo)
-    last_label = -math.inf
     for i, p in enumerate(powers):
         ax.axvline(
             p,
@@ -156,9 +223,23 @@ def _binade_lines(ax: Axes, fmt: Format, lo: float, hi: float) -> None:
             gid="binade",
             label="binade boundary (power of two)" if i == 0 else None,
         )
-        if p - last_label >= min_gap:
-            e = int(math.log2(abs(p)))
-            ax.text(
-                p, 1.32, f"{'-' if p < 0 else ''}2$^{{{e}}}$", ha="center", fontsize=TEXT_SIZE - 1
-            )
-            last_label = p
+        e = int(math.log2(abs(p)))
+        ax.text(
+            p,
+            1.32,
+            f"{'-' if p < 0 else ''}2$^{{{e}}}$",
+            ha="center",
+            fontsize=TEXT_SIZE - 1,
+            gid="power of two",
+        )
+
+
+def _label_powers(ax: Axes) -> None:
+    """Keep the labels of the powers of two that fit, the largest first, on ``ax`` and
+    its zoomed panel: measured in pixels once the figure is laid out."""
+    renderer = laid_out(ax)
+    zoomed = [a for a in ax.figure.axes + ax.child_axes if a.get_gid() == "zoom"]
+    for axes in (ax, *zoomed):
+        labels = [t for t in axes.texts if t.get_gid() == "power of two"]
+        labels.sort(key=lambda t: -abs(t.get_position()[0]))
+        drop_overlapping(labels, renderer)

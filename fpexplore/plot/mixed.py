@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
+from fpexplore.formats import get_format
 from fpexplore.mixed import (
     AccumulationDemo,
     DotAccumulation,
@@ -270,14 +271,22 @@ def plot_running_sums(demo: AccumulationDemo, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def plot_dot_accumulation(acc: DotAccumulation, ax: Axes | None = None) -> Axes:
-    """Relative error of a dot product's partial sums per accumulator, log-log.
+def plot_dot_accumulation(
+    acc: DotAccumulation, ax: Axes | None = None, *, bounds: bool = False
+) -> Axes:
+    """Relative error of a dot product's partial sums per accumulator, log-log; with
+    ``bounds``, each accumulator's error bound as a dashed line of its colour: ``n u``
+    for float16 (each product rounded once, then n - 1 additions), ``(n - 1) u`` for
+    exact products summed in float32 (Higham 2002, section 3.1).
 
     Examples
     --------
     >>> from fpexplore.mixed import dot_product_accumulation
     >>> plot_dot_accumulation(dot_product_accumulation(256)).get_yscale()
     'log'
+    >>> ax = plot_dot_accumulation(dot_product_accumulation(256), bounds=True)
+    >>> [line.get_gid() for line in ax.get_lines() if line.get_gid()]
+    ['float16 bound', 'float32 bound']
     """
     ax = new_axes(ax)
     labels = {
@@ -305,8 +314,20 @@ def plot_dot_accumulation(acc: DotAccumulation, ax: Axes | None = None) -> Axes:
                 label=f"{name} sum exact (error 0) at n = {shown}"
                 + (", ..." if exact.sum() > 3 else ""),
             )
+    if bounds:  # products of float16 values are exact in float32, rounded once in float16
+        for i, name in enumerate(acc.rel_error):
+            u, roundings = get_format(name).eps / 2, acc.n_terms - (name != "float16")
+            count = "n" if name == "float16" else "(n - 1)"
+            bound = np.where(roundings > 0, roundings * u, np.nan)  # 0 has no place on a log axis
+            ax.loglog(acc.n_terms, bound, ls="--", lw=1.8, color=format_color(i),
+                      gid=f"{name} bound",
+                      label=f"{name} bound: {count} u, u = {u:.2g}")  # fmt: skip
     label_axes(ax, "Dot product of float16 vectors", "number of terms", "relative error")
-    ax.legend(fontsize=LEGEND_SIZE)
+    if bounds:  # six entries: under the Axes, clear of the curves
+        ax.legend(fontsize=LEGEND_SIZE, loc="upper center", bbox_to_anchor=(0.5, -0.15),
+                  ncols=2, frameon=False)  # fmt: skip
+    else:
+        ax.legend(fontsize=LEGEND_SIZE)
     return ax
 
 

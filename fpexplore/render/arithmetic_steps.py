@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from .binary import binary, log2_floor, sci
-from .text import exact_decimal, magnitude_text, short_repr
+from .text import exact_decimal, is_huge, magnitude_text, short_repr
 
 if TYPE_CHECKING:
     from ..arith.operation import Operation
@@ -241,7 +241,42 @@ def exact_text(op: Operation) -> str:
     if exact.denominator & (exact.denominator - 1):
         return f"= {_float_text(exact)}... (no finite binary expansion)"
     text = exact_decimal(exact)
-    return f"= {text}" if len(text) <= 40 else f"= {magnitude_text(exact)} ({len(text)} digits)"
+    if len(text) <= 40:
+        return f"= {text}"
+    if is_huge(exact):
+        return f"= {magnitude_text(exact)} ({len(text)} digits)"
+    return f"= {_leading_digits(text)} ({_significant(text)} significant digits, cut)"
+
+
+def _significant(text: str) -> int:
+    """The number of significant digits of a decimal numeral (no exponent)."""
+    return len(text.lstrip("-").replace(".", "").lstrip("0").rstrip("0")) or 1
+
+
+def _leading_digits(text: str, n: int = 21) -> str:
+    """The first ``n`` significant digits of a long exact decimal, cut (not rounded)
+    and followed by ``...``, so that 0.3000000000000000166... cannot be read as 0.3;
+    in scientific notation when the point lies far from them.
+
+    >>> _leading_digits("0.3000000000000000166533453693773481063544750213623046875")
+    '0.300000000000000016653...'
+    >>> _leading_digits("-12345678901234567890123456.5", n=5)
+    '-1.2345...e+25'
+    """
+    sign, body = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, _, fraction = body.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    exponent = (
+        len(whole.lstrip("0")) - 1
+        if whole.strip("0")
+        else -(len(fraction) - len(fraction.lstrip("0")) + 1)
+    )
+    kept = digits[:n]
+    if -7 < exponent < len(kept) - 1:  # positional: the point falls among the kept digits
+        if exponent >= 0:
+            return f"{sign}{kept[: exponent + 1]}.{kept[exponent + 1 :]}..."
+        return f"{sign}0.{'0' * (-exponent - 1)}{kept}..."
+    return f"{sign}{kept[0]}.{kept[1:]}...e{exponent:+d}"
 
 
 def _float_text(x: Fraction) -> str:

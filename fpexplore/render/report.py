@@ -35,7 +35,7 @@ COLUMN_NOTES = [
     "flushed_to_zero: nonzero values stored as 0; subnormal: values stored among the "
     "subnormals of the (element) format",
     "relative errors |q - x| / |x| over the nonzero finite values; median and p99 from "
-    "1/64-octave histograms: never below the exact value, at most 1 + 2**-6 times it",
+    "1/64-binade histograms: never below the exact value, at most 1 + 2**-6 times it",
     "snr_db = 10 log10(sum x**2 / sum (x - q)**2)",
 ]
 

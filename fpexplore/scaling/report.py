@@ -98,11 +98,12 @@ class TensorReport:
         html: str = self.table()._repr_html_()
         return html
 
-    def plot(self, ax: Any = None) -> Any:
-        """The histogram of log2|x| with each format's ranges over it; returns the Axes."""
+    def plot(self, ax: Any = None, *, log: bool = False) -> Any:
+        """The histogram of log2|x| with each format's ranges over it (``log``: a
+        logarithmic count axis); returns the Axes."""
         from ..plot.report import plot_report
 
-        return plot_report(self, ax=ax)
+        return plot_report(self, ax=ax, log=log)
 
 
 def parse_formats(

@@ -19,8 +19,8 @@ W = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
 def test_import_loads_no_reader_library() -> None:
     code = (
         "import sys, fpexplore; "
-        "print(sorted(m for m in ('h5py', 'onnx', 'safetensors', 'torch', 'ml_dtypes', 'jax') "
-        "if m in sys.modules))"
+        "print(sorted(m for m in ('h5py', 'onnx', 'safetensors', 'torch', 'ml_dtypes', 'jax', "
+        "'keras', 'fpexplore.jax') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -1,0 +1,182 @@
+"""Block quantization of JAX arrays: the OCP MX formats and NVFP4, quantized and
+dequantized in one jitted pass (:func:`quantize_blocks`).
+
+MX (OCP MX v1.0 section 6.3): per block of 32, the shared scale
+``X = 2**(floor(log2(amax)) - emax_elem)`` (at least E8M0's ``2**-127``; an all-zero
+block gets ``2**-127``), each element ``V / X`` rounded into the element format,
+saturating. Rounding ``V / X`` into the element format is rounding ``V`` into the
+element format with its exponent range moved by ``log2(X)``, so the kernel rounds
+``V`` itself, with the block's own ``emin``: no division, and the dequantized value
+``X * element`` comes out directly. MXINT8's elements are ``k / 64`` with ``k`` in
+-128..127: a format with 6 fraction bits and no exponent. NVFP4 (blocks of 16 E2M1
+elements, an E4M3 block scale ``s`` and a float32 tensor scale ``g``) divides:
+``g = amax / 2688`` rounded to float32, ``s = block_amax / (6 g)`` rounded into E4M3,
+the element ``V / (s g)`` rounded into E2M1, each quotient exact before its one
+rounding (integer long division, :func:`fpexplore.jax._bits.divide`), and the value
+``element * s * g`` (up to 30 significant bits) rounded once to the output dtype.
+
+A block holding inf or NaN gives NaN for each of its elements, as the numpy path.
+
+Examples
+--------
+>>> import jax.numpy as jnp
+>>> quantize_blocks(jnp.array([0.3, -1.7, 5.9, 100.0]), "mxfp4").tolist()
+[0.0, -0.0, 8.0, 96.0]
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..exact import check_rounding
+from ..scaling.block_formats import BlockFormat, _axis, get_block_format
+from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
+from ._core import float_bits
+from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
+from ._random import random_bits
+from ._rounding import round_count
+
+__all__ = ["quantize_blocks"]
+
+E8M0_EMIN = -127
+_HOLDER = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14)}  # m, emin
+
+
+def quantize_blocks(
+    x: Any, fmt: str | BlockFormat, *, axis: int = -1, rounding: str = "nearest_even",
+    key: Any = None,
+) -> Any:  # fmt: skip
+    """Quantize a JAX array block by block along ``axis`` and dequantize it again.
+
+    Parameters
+    ----------
+    x : JAX or numpy array of float32, bfloat16 or float16, at least 1-d
+    fmt : one of ``mxfp8_e4m3``, ``mxfp8_e5m2``, ``mxfp6_e3m2``, ``mxfp6_e2m3``,
+        ``mxfp4``, ``mxint8``, ``nvfp4`` (or a :class:`fpexplore.BlockFormat`)
+    axis : int
+        The axis along which consecutive elements form blocks; the last block may
+        be short (padded with zeros, which change no maximum).
+    rounding : str
+        Rounding of the elements (the scales follow their own rules), as
+        :func:`fpexplore.jax.round_to`; ``stochastic`` needs ``key``.
+    key : jax.random key, optional
+
+    Returns
+    -------
+    JAX array of the shape and dtype of ``x``: the dequantized values. For float32
+    inputs, :func:`fpexplore.quantize_blocks`'s ``.values`` rounded once to float32
+    (exact for MX; NVFP4's can need 30 significant bits); for bfloat16 and float16
+    inputs, those values rounded once into that dtype.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> x = jnp.array([0.1, -0.3, 0.7, 1.3, 2.9, -5.0, 0.02, 0.5] * 2)
+    >>> y = jax.jit(lambda v: quantize_blocks(v, "nvfp4"))(x)
+    >>> y[:8].tolist()  # E2M1 elements times s * g: 2.50000001 (numpy) rounded once
+    [0.0, -0.4166666567325592, 0.8333333134651184, 1.25, 2.5, -5.0, 0.0, 0.4166666567325592]
+    """
+    spec = get_block_format(fmt)
+    check_rounding(rounding)
+    dtype = input_dtype(x)
+    array = jnp.asarray(x)
+    if array.ndim == 0:
+        raise ValueError("quantize_blocks needs an array of at least one dimension")
+    if rounding == "stochastic" and key is None:
+        raise ValueError("rounding='stochastic' needs key=, a jax.random key")
+    ax = _axis(axis, array.ndim)
+    return _quantize(array, key if rounding == "stochastic" else None, spec=spec, axis=ax,
+                     rounding=rounding, dtype_name=dtype.name)  # fmt: skip
+
+
+@partial(jax.jit, static_argnames=("spec", "axis", "rounding", "dtype_name"))
+def _quantize(x: Any, key: Any, *, spec: BlockFormat, axis: int, rounding: str,
+              dtype_name: str) -> Any:  # fmt: skip
+    moved = jnp.moveaxis(to_float32_bits(x), axis, -1)
+    n, k = moved.shape[-1], spec.block_size
+    blocks = -(-n // k)
+    padded = jnp.pad(moved, [(0, 0)] * (moved.ndim - 1) + [(0, blocks * k - n)])
+    u = padded.reshape(*moved.shape[:-1], blocks, k)
+    magnitude = u & u32(MAGNITUDE)
+    amax = jnp.max(magnitude, axis=-1, keepdims=True, initial=np.uint32(0))  # bits: exact
+    special = amax >= u32(INF)  # inf or NaN in the block
+    random = random_bits(key, u.shape) if rounding == "stochastic" else None
+    negative = (u & u32(SIGN)) != 0
+    sig, e = decompose(jnp.minimum(magnitude, u32(INF - 1)))
+    if spec.scale == "e8m0":
+        value_sig, value_e, negative = _mx(sig, e, negative, amax, spec, rounding, random)
+    else:
+        value_sig, value_e, negative = _nvfp4(sig, e, negative, amax, special, rounding, random)
+    m, emin = _HOLDER[dtype_name]  # one rounding into the output dtype (exact for MX in float32)
+    count, qe = round_count(value_sig, value_e, negative, mantissa_bits=m, emin=emin,
+                            rounding="nearest_even")  # fmt: skip
+    bits = compose(count, qe) | jnp.where(negative, u32(SIGN), u32(0))
+    bits = jnp.where(special, u32(0x7FC0_0000), bits)
+    bits = bits.reshape(*moved.shape[:-1], blocks * k)[..., :n]
+    return from_float32_bits(jnp.moveaxis(bits, -1, axis), np.dtype(dtype_name))
+
+
+def _mx(
+    sig: Any, e: Any, negative: Any, amax: Any, spec: BlockFormat, rounding: str, random: Any
+) -> tuple[Any, Any, Any]:  # fmt: skip
+    """MX elements rounded in place: the dequantized values, normalized, and their signs."""
+    _, amax_e = decompose(jnp.minimum(amax, u32(INF - 1)))  # floor(log2(amax))
+    shared = jnp.where(amax == 0, E8M0_EMIN, jnp.maximum(amax_e - spec.emax_elem, E8M0_EMIN))
+    element = spec.element_format
+    if element is None:  # MXINT8: k / 64 with k in -128..127, an exponent-free format
+        count, qe = round_count(sig, e, negative, mantissa_bits=6, emin=shared,
+                                rounding=rounding, random=random)  # fmt: skip
+        count = jnp.minimum(count, jnp.where(negative, u32(128), u32(127)))
+        return (*decompose(compose(count, qe)), negative & (count != 0))  # integers: no -0
+    count, qe = round_count(
+        sig,
+        e,
+        negative,
+        mantissa_bits=element.mantissa_bits,
+        emin=element.emin + shared,
+        rounding=rounding,
+        random=random,
+    )
+    top = element.emax - element.mantissa_bits  # max = largest * 2**top
+    largest = compose(u32(int(element.max * 2.0**-top)), top + shared)
+    return (*decompose(jnp.minimum(compose(count, qe), largest)), negative)  # saturating
+
+
+def _nvfp4(
+    sig: Any, e: Any, negative: Any, amax: Any, special: Any, rounding: str, random: Any
+) -> tuple[Any, Any, Any]:  # fmt: skip
+    """NVFP4: the tensor scale, the block scales, the elements and their values."""
+    finite_amax = jnp.max(jnp.where(special, u32(0), amax), initial=np.uint32(0))
+    g = _round_positive(*divide(*decompose(finite_amax), *_constant(2688.0), bits=26), 23, -126)
+    g = jnp.where(finite_amax == 0, u32(float_bits(1.0)), jnp.maximum(g, u32(1)))  # >= 2**-149
+    g_sig, g_e = decompose(g)
+    six_g = multiply(g_sig, g_e, *_constant(6.0))
+    target = divide(*decompose(jnp.where(special, u32(0), amax)), *six_g, bits=6)
+    s = jnp.minimum(_round_positive(*target, 3, -6), u32(float_bits(448.0)))  # E4M3, saturating
+    s_sig, s_e = decompose(s)
+    divisor = multiply(s_sig, s_e, g_sig, g_e)
+    quotient = divide(sig, e, *divisor, bits=31 if rounding == "stochastic" else 4)
+    count, qe = round_count(*quotient, negative, mantissa_bits=1, emin=0, rounding=rounding,
+                            random=random)  # fmt: skip
+    element = jnp.minimum(compose(count, qe), u32(float_bits(6.0)))  # E2M1, saturating
+    element = jnp.where(s == 0, u32(0), element)  # no scale: every element +0
+    scaled = multiply(*decompose(element), s_sig, s_e)  # exact: 2 bits times 4
+    value_sig, value_e = multiply(*scaled, g_sig, g_e)  # exact: 6 bits times 24
+    return value_sig, value_e, negative & (s != 0)
+
+
+def _constant(value: float) -> tuple[Any, Any]:
+    """A float32 constant, normalized."""
+    return decompose(u32(float_bits(value)))
+
+
+def _round_positive(sig: Any, e: Any, m: int, emin: int) -> Any:
+    """Float32 bits of a positive normalized value rounded to nearest even into a
+    format of ``m`` mantissa bits whose smallest normal exponent is ``emin``."""
+    count, qe = round_count(sig, e, False, mantissa_bits=m, emin=emin, rounding="nearest_even")
+    return compose(count, qe)

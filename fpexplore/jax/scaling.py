@@ -1,0 +1,232 @@
+"""Per-tensor scaling of JAX arrays, as FP8 training does it, inside ``jit``.
+
+The same rules as :mod:`fpexplore.scaling.per_tensor`, as pure functions of arrays: a
+tensor's amax (:func:`amax_of`), the scale ``max / amax / 2**margin`` stored as
+float32 (:func:`compute_scale`), and :func:`scale_per_tensor`, which multiplies by
+the scale, rounds into the format and divides again, each product and quotient
+exact before its one rounding. The delayed recipe reads an *amax history*, an
+array that lives in the training step's state: :func:`record_amax` returns it with
+the newest amax in front, and ``recipe="delayed"`` scales by its largest entry.
+
+Examples
+--------
+>>> import jax.numpy as jnp
+>>> x = jnp.array([0.001, 0.5, 3.0])
+>>> t = scale_per_tensor(x, "float8_e4m3fn")
+>>> float(t.scale), float(t.amax)  # 448 / 3, as float32
+(149.3333282470703, 3.0)
+>>> t.values.tolist()  # round(x * s) / s, rounded once to float32
+[0.0010463170474395156, 0.4821428656578064, 3.0]
+>>> history = record_amax(jnp.zeros(4), x)
+>>> history.tolist()
+[3.0, 0.0, 0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..exact import check_overflow, check_rounding
+from ..formats import FormatLike, get_format
+from ..scaling.per_tensor import RECIPES
+from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
+from ._core import Spec, float_bits, round_normalized, spec_for, specials
+from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
+from ._random import key_words, random_bits
+from ._rounding import round_count
+
+__all__ = ["ScaledTensor", "amax_of", "compute_scale", "record_amax", "scale_per_tensor"]
+
+_ONE = float_bits(1.0)
+_HOLDER = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14)}  # m, emin
+
+
+class ScaledTensor(NamedTuple):
+    """The result of :func:`scale_per_tensor` (a pytree of JAX arrays).
+
+    ``values``: the unscaled result ``round(x * scale) / scale`` in the dtype of
+    ``x``; ``scaled``: the stored values ``round(x * scale)`` (float32); ``scale``
+    and ``amax``: float32 scalars.
+    """
+
+    values: Any
+    scaled: Any
+    scale: Any
+    amax: Any
+
+
+def _finite_amax_bits(bits: Any) -> Any:
+    """The largest finite magnitude's float32 bits (0 if there is none)."""
+    magnitude = bits & u32(MAGNITUDE)
+    return jnp.max(jnp.where(magnitude < u32(INF), magnitude, u32(0)), initial=np.uint32(0))
+
+
+def amax_of(x: Any) -> Any:
+    """The largest finite magnitude of a float32, bfloat16 or float16 array, as a
+    float32 scalar (0.0 if it has none).
+
+    >>> import jax.numpy as jnp
+    >>> float(amax_of(jnp.array([1.0, -7.5, jnp.inf, jnp.nan])))
+    7.5
+    """
+    input_dtype(x)
+    bits = _finite_amax_bits(to_float32_bits(jnp.asarray(x)))
+    return jax.lax.bitcast_convert_type(bits, jnp.float32)
+
+
+def _scale_bits(amax_bits: Any, fmt_max: float, margin: int, power_of_two: bool) -> Any:
+    """The float32 bits of ``min(fmt_max / amax / 2**margin, 2**127)`` (rounded to
+    nearest even, or down to a power of two); 1.0 for an amax of 0, inf or NaN."""
+    q_sig, q_e = divide(*decompose(u32(float_bits(fmt_max))), *decompose(amax_bits), bits=26)
+    q_e = q_e - margin
+    if power_of_two:  # 2**floor(log2(q)), as far down as float32's smallest subnormal
+        bits = compose(u32(1), jnp.maximum(q_e, -149))
+    else:
+        count, qe = round_count(q_sig, q_e, False, mantissa_bits=23, emin=-126,
+                                rounding="nearest_even")  # fmt: skip
+        bits = compose(count, qe)
+    bits = jnp.where(q_e >= 127, u32(float_bits(2.0**127)), bits)
+    return jnp.where((amax_bits == 0) | (amax_bits >= u32(INF)), u32(_ONE), bits)
+
+
+def compute_scale(
+    amax: Any, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
+) -> Any:  # fmt: skip
+    """The per-tensor scale ``max / amax / 2**margin`` as a float32 scalar, as
+    :func:`fpexplore.compute_scale` computes it: at most ``2**127``; 1.0 for an amax
+    of 0. A Python number that is negative, inf or NaN raises ValueError, as there;
+    an array cannot raise inside jit: its magnitude is read, and inf or NaN gives 1.0;
+    ``power_of_two=True`` rounds it down to a power of two (no lower than
+    ``2**-149``), so that scaling and unscaling are exact.
+
+    >>> import jax.numpy as jnp
+    >>> float(compute_scale(jnp.float32(3.0), "float8_e4m3fn")), float(
+    ...     compute_scale(3.0, "float8_e4m3fn", power_of_two=True))
+    (149.3333282470703, 128.0)
+    """
+    f = get_format(fmt)
+    if isinstance(margin, bool) or not isinstance(margin, int):
+        raise TypeError(f"margin must be an int, got {margin!r}")
+    if isinstance(amax, int | float) and not (np.isfinite(amax) and amax >= 0):
+        raise ValueError(f"amax must be finite and >= 0, got {amax!r}")  # as numpy's
+    bits = to_float32_bits(jnp.asarray(amax, jnp.float32)) & u32(MAGNITUDE)  # |amax|
+    return jax.lax.bitcast_convert_type(_scale_bits(bits, f.max, margin, power_of_two),
+                                        jnp.float32)  # fmt: skip
+
+
+def record_amax(amax_history: Any, x: Any) -> Any:
+    """The amax history with ``amax_of(x)`` in front and the oldest entry dropped:
+    the state update of the delayed recipe, after a step has used the history.
+
+    >>> import jax.numpy as jnp
+    >>> record_amax(jnp.array([4.0, 2.0, 1.0]), jnp.array([-0.5])).tolist()
+    [0.5, 4.0, 2.0]
+    """
+    history = jnp.asarray(amax_history, jnp.float32)
+    if history.ndim != 1 or history.shape[0] == 0:
+        raise ValueError(f"amax_history must be a non-empty 1-d array, got shape {history.shape}")
+    return jnp.roll(history, 1).at[0].set(amax_of(x))
+
+
+def scale_per_tensor(
+    x: Any,
+    fmt: FormatLike,
+    *,
+    recipe: str = "current",
+    amax_history: Any = None,
+    margin: int = 0,
+    power_of_two: bool = False,
+    rounding: str = "nearest_even",
+    overflow: str | None = "saturate",
+    key: Any = None,
+) -> ScaledTensor:
+    """Scale ``x`` by its amax, round it into ``fmt``, unscale it, inside ``jit``.
+
+    Equal to :func:`fpexplore.scale_per_tensor` on float32 inputs: ``scale``,
+    ``amax`` and ``scaled`` bit for bit, ``values`` its float64 values rounded once
+    to float32 (bfloat16 and float16 inputs: into their dtype).
+
+    Parameters
+    ----------
+    x : JAX or numpy array of float32, bfloat16 or float16
+    fmt : a format whose values float32 holds
+    recipe : "current" or "delayed"
+        ``current`` takes the amax of ``x``; ``delayed`` the largest entry of
+        ``amax_history`` (a 1-d float32 array of the amaxes of previous steps,
+        kept up to date with :func:`record_amax`).
+    margin, power_of_two : see :func:`compute_scale`.
+    rounding : rounding mode of the scaled values; ``stochastic`` needs ``key``.
+    overflow : "saturate" (default, as FP8 training casts) or None (the format's
+        own convention: inf or NaN).
+    key : jax.random key, optional
+
+    Returns
+    -------
+    ScaledTensor
+        ``values``, ``scaled``, ``scale``, ``amax``.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> step = jax.jit(lambda x, h: scale_per_tensor(x, "float8_e4m3fn", recipe="delayed",
+    ...                                              amax_history=h))
+    >>> t = step(jnp.array([1.0, 50.0]), jnp.array([10.0, 20.0]))
+    >>> float(t.amax), t.values.tolist()  # 50 grew past the history: it saturates
+    (20.0, [0.9821428656578064, 20.0])
+    """
+    dtype = input_dtype(x)
+    f = get_format(fmt)
+    if recipe not in RECIPES:
+        raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
+    check_rounding(rounding)
+    check_overflow(overflow)
+    check_fits(f, np.dtype(np.float32))
+    if isinstance(margin, bool) or not isinstance(margin, int):
+        raise TypeError(f"margin must be an int, got {margin!r}")
+    history = None
+    if recipe == "delayed":
+        if amax_history is None or jnp.ndim(amax_history) != 1 or jnp.size(amax_history) == 0:
+            raise ValueError("the delayed recipe needs a non-empty 1-d amax_history")
+        history = jnp.asarray(amax_history, jnp.float32)
+    if rounding == "stochastic":
+        key_words(key)
+    return _scale(jnp.asarray(x), history, key if rounding == "stochastic" else None,
+                  spec=spec_for(f, overflow), fmt_max=f.max, margin=margin,
+                  power_of_two=power_of_two, rounding=rounding, dtype_name=dtype.name)  # fmt: skip
+
+
+@partial(jax.jit, static_argnames=("spec", "fmt_max", "margin", "power_of_two", "rounding",
+                                   "dtype_name"))  # fmt: skip
+def _scale(x: Any, history: Any, key: Any, *, spec: Spec, fmt_max: float, margin: int,
+           power_of_two: bool, rounding: str, dtype_name: str) -> ScaledTensor:  # fmt: skip
+    bits = to_float32_bits(x)
+    source = bits if history is None else to_float32_bits(history)
+    amax = _finite_amax_bits(source)
+    scale = _scale_bits(amax, fmt_max, margin, power_of_two)
+    s_sig, s_e = decompose(scale)
+    magnitude = bits & u32(MAGNITUDE)
+    negative = (bits & u32(SIGN)) != 0
+    product = multiply(*decompose(jnp.minimum(magnitude, u32(INF - 1))), s_sig, s_e)  # exact
+    random = random_bits(key, x.shape) if rounding == "stochastic" else None
+    scaled = round_normalized(*product, negative, spec, rounding, random)
+    scaled = _specials_of_inputs(scaled, bits, spec)
+    m, emin = _HOLDER[dtype_name]
+    quotient = divide(*decompose(scaled & u32(MAGNITUDE)), s_sig, s_e, bits=m + 3)
+    count, qe = round_count(*quotient, False, mantissa_bits=m, emin=emin,
+                            rounding="nearest_even")  # fmt: skip
+    values = compose(count, qe) | (scaled & u32(SIGN))
+    values = jnp.where((scaled & u32(MAGNITUDE)) >= u32(INF), scaled, values)  # inf, NaN
+    as_float = partial(jax.lax.bitcast_convert_type, new_dtype=jnp.float32)
+    return ScaledTensor(from_float32_bits(values, np.dtype(dtype_name)), as_float(scaled),
+                        as_float(scale), as_float(amax))  # fmt: skip
+
+
+def _specials_of_inputs(scaled: Any, bits: Any, spec: Spec) -> Any:
+    """inf and NaN inputs: their product with the scale is inf or NaN, rounded by the
+    format's rules (saturating to max, by default)."""
+    return specials(scaled, bits, bits & u32(MAGNITUDE), (bits & u32(SIGN)) != 0, spec)

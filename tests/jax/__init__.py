@@ -1,0 +1,1 @@
+"""Tests of fpexplore.jax (skipped without JAX)."""
