@@ -51,9 +51,16 @@ def check_known_chunks(x: Any, what: str) -> None:
         )
 
 
-def map_elementwise(func: Any, x: Any, out_dtype: Any, *args: Any, **kwargs: Any) -> Any:
+def map_elementwise(
+    func: Any, x: Any, out_dtype: Any, *args: Any, seeded: bool = False, **kwargs: Any
+) -> Any:
     """``func(chunk, *args, **kwargs)`` over a dask array's chunks, with the output
-    dtype declared (``meta`` as well, so dask does not call ``func`` on a dummy chunk)."""
+    dtype declared (``meta`` as well, so dask does not call ``func`` on a dummy chunk).
+    ``seeded=True``: the ``rng`` keyword becomes a generator of each chunk's own
+    (:func:`map_seeded`)."""
+    if seeded:
+        rng = kwargs.pop("rng", None)
+        return map_seeded(func, x, out_dtype, rng, *args, **kwargs)
     out_dtype = np.dtype(out_dtype)
     meta = np.empty((0,) * x.ndim, out_dtype)
     return x.map_blocks(_Bound(func, args, kwargs), dtype=out_dtype, meta=meta, token=func.__name__)
