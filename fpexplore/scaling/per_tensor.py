@@ -77,7 +77,7 @@ def _log2_floor(x: Fraction) -> int:
 
 
 def compute_scale(
-    amax: float, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
+    amax: float | Fraction, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
 ) -> float:  # fmt: skip
     """The per-tensor scale ``max / amax / 2**margin`` as a float32 value.
 
