@@ -74,11 +74,13 @@ def expected_blocks(x: np.ndarray, name: str, mode: str) -> list[Fraction]:
     return out
 
 
-def expected_scaled(given: Fraction, scale: float, fmt: Format, mode: str,
-                    overflow: str | None) -> Value:  # fmt: skip
+def expected_scaled(
+    given: Fraction, scale: float, fmt: Format, mode: str, overflow: str | None,
+    negative: bool = False,
+) -> Value:  # fmt: skip
     """``given * scale`` rounded once into ``fmt``; a zero keeps the sign of ``given``
-    where the format has -0."""
+    (``negative``: a zero ``given`` is -0) where the format has -0."""
     want = oracle(given * Fraction(scale), fmt, mode, overflow)
     if want.kind == "finite" and want.value == 0:
-        want.neg = given < 0 and fmt.has_negative_zero
+        want.neg = (given < 0 or (given == 0 and negative)) and fmt.has_negative_zero
     return want

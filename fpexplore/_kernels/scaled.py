@@ -133,7 +133,7 @@ def _finish(r: np.ndarray, x: np.ndarray, x64: np.ndarray, slow: np.ndarray, exa
     inf elements as they were."""
     if x.dtype.kind in "iu":
         slow |= np.abs(x64) >= 2.0**53  # perhaps not held exactly by float64
-    slow &= np.isfinite(x64)
+    slow &= np.isfinite(x64) & (x64 != 0)  # a zero (either sign) is exact as it is
     if slow.any():
         source = x if x.dtype.kind in "iu" else x64
         pairs = zip(_exact(source, slow), np.flatnonzero(slow).tolist(), strict=True)
@@ -199,8 +199,8 @@ def round_exact_elements(
     """Each finite element's exact value ``exact_of(Fraction(x))`` rounded once with
     Fractions (formats that do not round an odd float64 correctly: float64 itself)."""
     x64 = _as_float64(x)
-    finite = np.isfinite(x64)
-    out = round_values(x64, fmt, "nearest_even", overflow=overflow)  # inf and NaN as they are
+    finite = np.isfinite(x64) & (x64 != 0)
+    out = round_values(x64, fmt, "nearest_even", overflow=overflow)  # zeros, inf, NaN as they are
     source = x if x.dtype.kind in "iu" else x64
     generator = check_rng(rng) if rounding == "stochastic" else None
     codes = []

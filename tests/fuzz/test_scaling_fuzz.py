@@ -97,13 +97,15 @@ def test_per_tensor_scaling_is_exact_or_refuses(
     for given_value, got in zip(np.ravel(items).tolist(), np.ravel(t.scaled).tolist(), strict=True):
         if isinstance(given_value, float) and not np.isfinite(given_value):
             continue
-        want = expected_scaled(Fraction(given_value), t.scale, f, mode, overflow)
+        negative = bool(np.signbit(given_value))
+        want = expected_scaled(Fraction(given_value), t.scale, f, mode, overflow, negative)
         if want.kind == "nan":
             assert np.isnan(got)
         elif want.kind == "inf":
             assert got == (-np.inf if want.neg else np.inf)
         else:
             assert Fraction(got) == want.value, (given_value, t.scale, fmt, mode, overflow)
+            assert want.value != 0 or bool(np.signbit(got)) == want.neg, (given_value, got)
 
 
 @settings(FUZZ, max_examples=300)

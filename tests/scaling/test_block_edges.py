@@ -67,6 +67,19 @@ def _grid(element: str) -> list[float]:
 
 
 @pytest.mark.parametrize("name", [*MX, "nvfp4"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_signed_zeros_keep_their_sign(name: str, dtype: type) -> None:
+    x = np.ones(64, dtype)
+    x[::2] = -0.0
+    x[33::4] = 0.0
+    q = quantize_blocks(x, name)
+    zero = q.values == 0
+    assert (zero == (x == 0)).all()
+    negative = BLOCK_FORMATS[name].element != "int8"  # MXINT8's two's complement: one zero
+    assert (np.signbit(q.values[zero]) == (np.signbit(x[zero]) & negative)).all()
+
+
+@pytest.mark.parametrize("name", [*MX, "nvfp4"])
 @pytest.mark.parametrize("mode", MODES)
 def test_integers_beyond_2_to_the_53(name: str, mode: str) -> None:
     x = np.array([2**62 + 1, -(2**61) - 3, 2**53 + 1, 7, 0, -(2**60) + 1] * 6, np.int64)

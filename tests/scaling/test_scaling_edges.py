@@ -38,11 +38,14 @@ def _check_scaled(t: fpx.ScaledTensor, x: np.ndarray, rounding: str, overflow: s
             want = float(fpx.round_to(given, t.format, overflow=overflow))
             assert got == want or (np.isnan(got) and np.isnan(want))
             continue
+        negative = bool(np.signbit(given))
         given = Fraction(given)
-        want = expected_scaled(given, t.scale, t.format, rounding, overflow)
+        want = expected_scaled(given, t.scale, t.format, rounding, overflow, negative)
         have = _as_value(got)
+        same_zero = want.value != 0 or have.neg == want.neg  # -0 stays -0
         assert have.kind == want.kind and (want.kind == "nan" or have.value == want.value), (
             t.format.name, rounding, overflow, given, t.scale, got, want)  # fmt: skip
+        assert same_zero, (t.format.name, rounding, given, got)
 
 
 def test_the_issue_example_rounds_once() -> None:
