@@ -13,6 +13,7 @@ outputs are shown as static snapshots.
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -59,6 +60,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "myst_nb",
     "fpx_docs",
+    "fpx_api",
 ]
 
 # In the course, only the notebooks are pages (a README or other Markdown there is not).
@@ -88,7 +90,12 @@ KERAS_NOTEBOOKS = [
 ]
 fpx_keras_docs = KERAS_NOTEBOOKS
 HAVE_KERAS = all(importlib.util.find_spec(name) for name in ("keras", "jax"))
-nb_execution_mode = "force"
+# Every build executes every notebook ("force"), so the pages show what the library does
+# now. FPX_DOCS_EXECUTE=cache reuses a notebook's outputs while its code cells are unchanged
+# (myst-nb's jupyter-cache in docs/_build/.jupyter_cache): for editing prose. A change to
+# the library itself does not invalidate that cache; build without it before publishing.
+nb_execution_mode = os.environ.get("FPX_DOCS_EXECUTE", "force")
+nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
 nb_execution_timeout = 600  # seconds per cell
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
@@ -134,3 +141,7 @@ html_theme_options = {
     "footer_end": [],
 }
 html_context = {"default_mode": "light"}
+# Pages without sub-pages (no toctree) get no left sidebar: it would hold an empty
+# "Section Navigation" and take a quarter of the window from the text.
+_LEAF_PAGES = [p.stem for p in DOCS.glob("*.md") if "{toctree}" not in p.read_text("utf-8")]
+html_sidebars = {page: [] for page in ["index", *_LEAF_PAGES]}

@@ -829,18 +829,44 @@ def _zero_rule(exp: Expected, op: str) -> str:
 # -- the whole explanation --------------------------------------------------------
 
 
-def _operands(c: Cursor, arity: int, fmt: Format, mode: str, overflow: str | None) -> list[Value]:
-    xs = []
+_LOUD = ("overflow", "underflow", "invalid")
+
+
+def _operand_flags(text: str, given: Fraction | None, fmt: Format, mode: str) -> list[str]:
+    """An operand's flags line (``overflow, inexact: above the largest value...``):
+    the loud flags it names, checked against the given value where it is a number."""
+    names = text.split(":")[0].split(", ")
+    _require(set(names) <= {"invalid", "division_by_zero", "overflow", "underflow", "inexact"},
+             f"operand flags: {text!r}")  # fmt: skip
+    if given is not None and given != 0:
+        mode = "nearest_even" if mode == "stochastic" else mode
+        rounded = round_unbounded(Real(given), fmt.mantissa_bits, mode)
+        unsigned_negative = given < 0 and not fmt.is_signed
+        if not unsigned_negative:
+            _require(("overflow" in names) == (rounded > top_of(fmt)), f"operand flags: {text!r}")
+    return [f for f in _LOUD if f in names]
+
+
+def _operands(
+    c: Cursor, arity: int, fmt: Format, mode: str, overflow: str | None
+) -> tuple[list[Value], list[str]]:
+    """The operands, checked, and the loud flags of each (``"a overflow"``)."""
+    xs, loud = [], []
     for name in "abc"[:arity]:
-        body = c.take(name)
-        if not body.startswith("= "):
-            rounded = re.fullmatch(rf"(.+) is not a {re.escape(fmt.name)} value: rounded to (\S+) "
-                                   r"\((0x[0-9A-F]+)\), error (\S+)", body)  # fmt: skip
-            _require(rounded is not None, f"operand {name}: {body!r}")
-            assert rounded is not None
-            v = check_value_line(c.take(""), fmt, name)
-            _require(float(rounded.group(2)) == float(v.value) or v.kind != "finite", name)
+        body, given = c.take(name), None
+        rounded = re.fullmatch(rf"(.+) is not a {re.escape(fmt.name)} value: rounded to (\S+) "
+                               r"\((0x[0-9A-F]+)\), error (\S+)", body)  # fmt: skip
+        if rounded is not None:
             given = given_value(rounded.group(1))
+            body = c.take("")
+        if not body.startswith("= "):
+            flags = _operand_flags(body, given, fmt, mode)
+            if flags:
+                loud.append(f"{name} {', '.join(flags)}")
+            body = c.take("")
+        v = check_value_line(body, fmt, name)
+        if rounded is not None:
+            _require(float(rounded.group(2)) == float(v.value) or v.kind != "finite", name)
             if given is not None:
                 want = oracle(given, fmt, mode, overflow)
                 if given == 0:
@@ -849,10 +875,8 @@ def _operands(c: Cursor, arity: int, fmt: Format, mode: str, overflow: str | Non
                 if v.kind == "finite":
                     error = f"{float_of(abs(given - v.value)):.3g}"
                     _require(rounded.group(4) == error, f"operand {name}: error {error}")
-        else:
-            v = check_value_line(body, fmt, name)
         xs.append(v)
-    return xs
+    return xs, loud
 
 
 def _check_sign_op(c: Cursor, op: str, x: Value, fmt: Format, stored: Value) -> set[str]:
@@ -910,11 +934,11 @@ def check_explanation(
     stored = check_value_line(steps[where][1], fmt, "result")
     tail = Cursor(steps[where + 1 :])
     arity = {"sqrt": 1, "neg": 1, "abs": 1, "fma": 3}.get(op, 2)
-    xs = _operands(c, arity, fmt, mode, overflow)
+    xs, loud = _operands(c, arity, fmt, mode, overflow)
     if op in ("neg", "abs"):
         flags = _check_sign_op(c, op, xs[0], fmt, stored)
         c.done()
-        _check_flags(tail, flags)
+        _check_flags(tail, flags, loud=loud)
         return
     exp = expected_result(op, xs, mode)
     if exp.exact is None:
@@ -922,9 +946,8 @@ def check_explanation(
         _check_special(c.take("special"), exp, xs, fmt)
         c.done()
         _require(same(stored, stored_special(exp.special, fmt, overflow)), f"stored {stored}")
-        _check_flags(
-            tail, {"invalid"} if exp.invalid else {"division_by_zero"} if exp.div0 else set()
-        )
+        expected = {"invalid"} if exp.invalid else {"division_by_zero"} if exp.div0 else set()
+        _check_flags(tail, expected, loud=loud)
         return
     x = exp.exact
     if op in ("add", "sub"):
@@ -975,7 +998,7 @@ def check_explanation(
         c.done()
         flags = _flags(x, stored, fmt, mode)
     _check_error(tail, x, stored, fmt)
-    _check_flags(tail, flags, partial=mode == "stochastic")
+    _check_flags(tail, flags, partial=mode == "stochastic", loud=loud)
 
 
 def _flags(x: Real, stored: Value, fmt: Format, mode: str) -> set[str]:
@@ -1004,9 +1027,15 @@ def _check_error(tail: Cursor, x: Real, stored: Value, fmt: Format) -> None:
     _require(line.group(3) == f"{float_of(error / spacing):.4g}", f"ULP error {line.group(3)}")
 
 
-def _check_flags(tail: Cursor, flags: set[str], partial: bool = False) -> None:
+def _check_flags(
+    tail: Cursor, flags: set[str], partial: bool = False, loud: list[str] | None = None
+) -> None:
     body = tail.take("flags")
     tail.done()
+    if loud:
+        suffix = f" (this operation); on the way in: {'; '.join(loud)}"
+        _require(body.endswith(suffix), f"flags {body!r}: expected {suffix!r}")
+        body = body[: -len(suffix)]
     printed = set() if body == "none" else set(body.split(", "))
     if partial:  # stochastic: the draw decides inexact and the rest
         _require(flags - {"inexact", "overflow", "underflow"} <= printed, f"flags {body}")

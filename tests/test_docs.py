@@ -13,6 +13,7 @@ Needs ``pip install -e ".[docs,browser]"`` (and ``keras`` for notebook 06) and
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import os
 import re
@@ -138,6 +139,99 @@ def test_cli_page_shows_help(site: Path) -> None:
     assert "usage: fpexplore" in (site / "cli.html").read_text(encoding="utf-8")
 
 
+_SIGNATURE = re.compile(r'<dt class="sig sig-object py"[^>]*>(.*?)</dt>', re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(_TAG.sub("", fragment))
+
+
+def test_api_pages_show_no_private_names(site: Path) -> None:
+    """Every public name is documented on one topic page; no signature shows a private
+    name (``_exact_of``, ``_input_sign``); no field list runs two names together."""
+    pages = sorted((site / "api").glob("*.html"))
+    assert len(pages) >= 10, [p.name for p in pages]
+    documented: dict[str, list[str]] = {}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for signature in _SIGNATURE.findall(text):
+            shown = " ".join(_text(signature).split())
+            private = re.findall(r"(?<![\w.])_[a-z]\w*", shown)
+            assert not private, f"{page.name}: {shown!r} shows {private}"
+        glitch = re.search(r"\w+ \((?:\w+, ?)+\)", " ".join(_text(text).split()))
+        assert glitch is None, f"{page.name}: {glitch[0]!r}"
+        for anchor in re.findall(r'<dt class="sig sig-object py" id="([\w.]+)"', text):
+            documented.setdefault(anchor, []).append(page.name)
+    import fpexplore
+
+    for name in fpexplore.__all__:
+        if name not in ("__version__", "FormatLike"):
+            assert len(documented.get(f"fpexplore.{name}", [])) == 1, name
+    assert "fpexplore.lazy.from_npy" in documented  # the README recommends it
+
+
+def test_layout_at_1280_by_800(site: Path) -> None:
+    """At 1280x800 the article is at least 750 px wide; a left sidebar, when shown,
+    holds links; no line of code or output runs past the edge of its box (they wrap:
+    headless Chromium hides scrollbars, and a reader easily misses one)."""
+    sync_playwright = _playwright()
+    skipped = ("_", "genindex", "search", "py-modindex")
+    pages = [
+        p
+        for p in sorted(site.rglob("*.html"))
+        if not p.relative_to(site).parts[0].startswith(skipped)
+    ]
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.route("http*://**/*", lambda route: route.abort())
+            page = context.new_page()
+            for path in pages:
+                name = path.relative_to(site).as_posix()
+                page.goto(path.as_uri(), wait_until="load")
+                layout = page.evaluate(_LAYOUT_JS)
+                if layout["article"] < 750:
+                    problems.append(f"{name}: article {layout['article']:.0f} px wide")
+                if layout["sidebar"] and not layout["sidebarLinks"]:
+                    problems.append(f"{name}: an empty left sidebar")
+                for box in layout["overflowing"]:
+                    problems.append(f"{name}: a line runs past its box: {box!r}")
+        finally:
+            browser.close()
+    assert not problems, "\n".join(problems[:40])
+
+
+_LAYOUT_JS = """() => {
+    const article = document.querySelector('.bd-article');
+    const sidebar = document.querySelector('.bd-sidebar-primary');
+    const shown = sidebar && getComputedStyle(sidebar).display !== 'none'
+        && sidebar.getBoundingClientRect().width > 0;
+    const pres = Array.from(document.querySelectorAll('.bd-article pre'));
+    const wide = pres.filter(p => p.scrollWidth > p.clientWidth + 1);
+    return {
+        article: article ? article.getBoundingClientRect().width : 0,
+        sidebar: shown,
+        sidebarLinks: shown ? sidebar.querySelectorAll('.bd-docs-nav a, nav.bd-links a').length : 0,
+        overflowing: wide.map(p => p.textContent.slice(0, 60)),
+    };
+}"""
+
+
+def _playwright():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail('Playwright is missing: pip install -e ".[browser]"')
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run .ci/install-browser (apt-get install chromium)")
+    return sync_playwright
+
+
 def test_generated_counts_and_numbers_are_on_the_pages(site: Path) -> None:
     """The substitutions of conf.py reached the pages (a failed one leaves its braces)."""
     sys.path.insert(0, str(REPO / "docs" / "_ext"))
@@ -164,7 +258,7 @@ def test_pages_offline_in_chromium(site: Path) -> None:
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail('Playwright is missing: pip install "fpexplore[browser]"')
+        pytest.fail('Playwright is missing: pip install -e ".[browser]"')
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run .ci/install-browser (apt-get install chromium)")
 

@@ -5,7 +5,8 @@ From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding)
 readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
 (operations and sums) and ``scaling`` (per-tensor and block scaling, tensor reports),
 ``render`` (text, HTML, tables), the package root (the public API), and the front ends
-``plot``, ``widgets``, ``mixed``, ``cli``, ``jax``.
+``plot``, ``widgets``, ``mixed``, ``cli``, ``jax`` (rounding inside jit) and ``keras``
+(training in a format, which uses ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -36,6 +37,7 @@ LAYERS = {
     "mixed": 9,
     "cli": 9,
     "jax": 9,
+    "keras": 9,
 }
 
 # (module, function) pairs allowed to import upward, lazily: objects rendering themselves.

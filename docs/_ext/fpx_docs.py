@@ -34,7 +34,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE_NOTE = (
     "Static snapshot of an interactive widget, as it looked when this page was built. "
     "To use it live, open the notebook in Jupyter: "
-    '<code>pip install "fpexplore[notebooks]"</code>, '
+    'from a clone of fpexplore, <code>pip install -e ".[notebooks]"</code>, '
     "<code>fpexplore --course fp-course</code>, then "
     "<code>jupyter lab fp-course/00-index.ipynb</code>."
 )

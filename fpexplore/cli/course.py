@@ -1,12 +1,12 @@
 """Copy the notebook course out of the installed package.
 
-The notebooks live in the repository's ``notebooks/`` folder and are shipped
-inside the wheel as ``fpexplore/_course/``, so ``pip install fpexplore`` users
-get them too. :func:`copy_course` puts a fresh copy in a folder of the user's
-choosing, where they can be run and edited without touching the installed
-package. The few files from elsewhere in the repository that the course uses
-(:data:`COMPANIONS`, e.g. the script that times notebook 06's three policies)
-go along, at the same relative path, so the copy is self-sufficient.
+The notebooks live in the repository's ``notebooks/`` folder and are shipped inside
+the wheel as ``fpexplore/_course/``, so users of the wheel get them too.
+:func:`copy_course` puts a fresh copy in a folder of the user's choosing, where they
+can be run and edited without touching the installed package. The few files from
+elsewhere in the repository that the course uses (:data:`COMPANIONS`, e.g. the
+script that times notebook 06's three policies) go along, at the same relative path,
+so the copy is self-sufficient.
 
 Examples
 --------
@@ -74,7 +74,7 @@ def course_source() -> Traversable:
         return checkout
     raise CourseNotFoundError(
         "the notebook course was not found in this installation (looked in "
-        f"{packaged} and {checkout}); reinstall with pip install --force-reinstall fpexplore"
+        f"{packaged} and {checkout}); reinstall fpexplore from its clone: pip install -e ."
     )
 
 

@@ -16,63 +16,45 @@ each normal binade of float32 holds 2**23 = 8388608 values; this is 0.5 times th
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..core.decode import decode, from_bits
-from ..formats import FORMATS, Format, get_format
+from ..exact import FLAGS
+from ..formats import Format
 from ..render.text import parts_text
 from .course import CourseNotFoundError, copy_course, index_notebook
-from .expression import parse_expression
+from .expression import operand_value, parse_expression
+from .formats import Choice, alias_notes, choose_formats, formats_of, with_notes
+from .jsonout import dumps
 from .output import UsageError
 from .parser import DEFAULT_FORMAT, PROG, build_parser, protect_negative_numbers
 
 __all__ = ["DEFAULT_FORMAT", "UsageError", "build_parser", "main"]
 
-
-def _formats(specs: list[str] | None) -> list[Format] | None:
-    """The formats named by the -f options; None means the whole catalogue."""
-    if not specs:
-        return [get_format(DEFAULT_FORMAT)]
-    names = [name.strip() for spec in specs for name in spec.split(",") if name.strip()]
-    if any(name.lower() == "all" for name in names):
-        return None
-    if not names:
-        raise UsageError("empty -f/--format; expected a format name such as float32")
-    formats: list[Format] = []
-    for name in names:
-        fmt = get_format(name)
-        if fmt not in formats:
-            formats.append(fmt)
-    return formats
+_COMMANDS = ("bits", "count", "list_formats", "plot", "course")
 
 
-def _one_format(formats: list[Format] | None, option: str) -> Format:
-    if formats is None or len(formats) != 1:
-        given = "all" if formats is None else ", ".join(f.name for f in formats)
+def _one_format(chosen: list[Choice] | None, option: str) -> Format:
+    if chosen is None or len(chosen) != 1 or chosen[0].format is None:
+        given = "all" if chosen is None else ", ".join(c.name for c in chosen)
         raise UsageError(f"{option} works in one format; got -f {given}; expected a single -f")
-    return formats[0]
+    return chosen[0].format
 
 
 def _check_combination(args: argparse.Namespace) -> None:
     """Refuse options that the chosen command would silently ignore."""
-    command = next(
-        (
-            name
-            for name in ("bits", "count", "list_formats", "plot", "course")
-            if getattr(args, name)
-        ),
-        None,
-    )
+    command = next((name for name in _COMMANDS if getattr(args, name)), None)
     flag = f"--{command.replace('_', '-')}" if command else "a VALUE"
-    if args.value is not None and command in ("bits", "count", "list_formats", "course"):
-        raise UsageError(f"{flag} takes no VALUE, got {args.value.strip()!r}")
-    if command in ("bits", "count", "list_formats", "plot", "course") and (
-        args.rounding or args.saturate
-    ):
+    if args.value and command in ("bits", "count", "list_formats", "course"):
+        raise UsageError(f"{flag} takes no VALUE, got {args.value[0].strip()!r}")
+    if command == "plot" and len(args.value) > 1:
+        raise UsageError(f"--plot takes at most one VALUE, got {len(args.value)}")
+    if command in _COMMANDS and (args.rounding or args.saturate):
         raise UsageError(f"--rounding and --saturate do not apply to {flag}")
     if command in ("plot", "course") and args.json:
         raise UsageError(f"--json does not apply to {flag}")
@@ -85,101 +67,174 @@ def _check_combination(args: argparse.Namespace) -> None:
 
 
 def _show(data: Any, *, as_json: bool) -> None:
-    """Print text, or data as JSON (strict: NaN and inf must already be strings)."""
-    print(json.dumps(data, indent=2, allow_nan=False) if as_json else data)
+    """Print text, or data as JSON by the one rule of :mod:`fpexplore.cli.jsonout`."""
+    print(dumps(data) if as_json else data)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .output import count_record, count_text, parts_record, use_color
-
     _check_combination(args)
+    values = [value.strip() for value in args.value]
     if args.course is not None:
         return _course(args.course.strip(), force=args.force)
-    formats = _formats(args.format)
     if args.list_formats:
-        from ..render.comparison import format_table
-
-        table = format_table(formats if args.format else None)
-        _show(table.to_records() if args.json else table, as_json=args.json)
-        return 0
+        return _list_formats(args)
     if args.count:
-        lo, hi = (bound.strip() for bound in args.count)
-        records = [count_record(lo, hi, fmt) for fmt in formats or FORMATS.values()]
-        if args.json:
-            _show(records if len(records) > 1 else records[0], as_json=True)
-        else:
-            _show(count_text(records), as_json=False)
-        return 0
+        return _count(args)
     if args.plot:
-        from .plot import save_plot
-
-        value = None if args.value is None else args.value.strip()
-        span = None if args.range is None else tuple(bound.strip() for bound in args.range)
-        chosen = None if not args.format else formats or list(FORMATS.values())
-        path = save_plot(args.plot, value, chosen, args.output, span=span, force=args.force)
-        print(f"wrote {path}")
-        return 0
+        return _plot(args, values[0] if values else None)
     if args.bits:
-        parts = from_bits(" ".join(args.bits).strip(), _one_format(formats, "--bits"))
-    elif args.value is None:
+        return _bits(args)
+    if not values:
         raise UsageError(
             "missing VALUE; expected a number such as 3.14159 or -1e-8, "
             "or one of --bits, --count, --list-formats, --plot, --course (see --help)"
         )
-    elif (expression := parse_expression(args.value.strip())) is not None:
-        return _arithmetic(args, formats, *expression)
-    elif formats is None or len(formats) > 1:
-        return _compare(args, formats)
-    else:
-        overflow = "saturate" if args.saturate else None
-        parts = decode(
-            args.value.strip(),
-            formats[0],
-            rounding=args.rounding or "nearest_even",
-            overflow=overflow,
+    chosen = choose_formats(args.format, allow_blocks=True)
+    if chosen is not None and chosen[0].block is not None:
+        return _blocks(args, values, chosen)
+    if len(values) > 1:
+        raise UsageError(
+            f"several values go with a block format (-f mxfp4, nvfp4...), which quantizes "
+            f"them as one block; got {len(values)} values for -f "
+            f"{'all' if chosen is None else ', '.join(c.name for c in chosen)}"
         )
+    expression = parse_expression(values[0])
+    if expression is not None and expression[0] != "value":
+        return _arithmetic(args, chosen, *expression)
+    if chosen is None or len(chosen) > 1:
+        return _compare(args, chosen, values[0])
+    fmt = _one_format(chosen, "a VALUE")
+    x = values[0] if expression is None else operand_value(values[0])
+    parts = decode(x, fmt, args.rounding or "nearest_even", overflow=_overflow(args))
+    if expression is not None:  # a power: its exact value, shown as typed
+        parts = replace(parts, input=values[0])
+    return _parts(args, [parts], chosen)
+
+
+def _overflow(args: argparse.Namespace) -> str | None:
+    return "saturate" if args.saturate else None
+
+
+def _parts(args: argparse.Namespace, parts: list[Any], chosen: list[Choice] | None) -> int:
     if args.json:
-        _show(parts_record(parts), as_json=True)
+        from .output import parts_record
+
+        records = [parts_record(p) for p in parts]
+        _show(records if len(records) > 1 else records[0], as_json=True)
+        return 0
+    from .output import use_color
+
+    color = use_color(args.color, sys.stdout)
+    notes = alias_notes(chosen)
+    texts = [with_notes(parts_text(p, color=color), notes) for p in parts]
+    _show("\n\n".join(texts), as_json=False)
+    return 0
+
+
+def _bits(args: argparse.Namespace) -> int:
+    chosen = choose_formats(args.format)
+    fmt = _one_format(chosen, "--bits")
+    pieces = [piece.strip() for piece in args.bits]
+    width = sum(len(p.replace("_", "")) for p in pieces)
+    one_pattern = all(set(p) <= set("01_") for p in pieces) and width == fmt.bits
+    if len(pieces) > 1 and not one_pattern:
+        return _parts(args, [from_bits(p, fmt) for p in pieces], chosen)
+    return _parts(args, [from_bits(" ".join(pieces), fmt)], chosen)
+
+
+def _list_formats(args: argparse.Namespace) -> int:
+    from ..render.comparison import format_table
+    from .output import wrap_columns
+
+    chosen = choose_formats(args.format) if args.format else None
+    table = format_table(formats_of(chosen) if chosen is not None else None)
+    if args.json:
+        _show(table.transpose("format").to_records(), as_json=True)
     else:
-        _show(parts_text(parts, color=use_color(args.color, sys.stdout)), as_json=False)
+        _show(wrap_columns(table, shutil.get_terminal_size().columns), as_json=False)
+    return 0
+
+
+def _count(args: argparse.Namespace) -> int:
+    from .output import count_record, count_text
+
+    lo, hi = (bound.strip() for bound in args.count)
+    records = [count_record(lo, hi, fmt) for fmt in formats_of(choose_formats(args.format))]
+    if args.json:
+        _show(records if len(records) > 1 else records[0], as_json=True)
+    else:
+        _show(count_text(records), as_json=False)
+    return 0
+
+
+def _plot(args: argparse.Namespace, value: str | None) -> int:
+    from .plot import save_plot
+
+    span = None if args.range is None else tuple(bound.strip() for bound in args.range)
+    chosen = formats_of(choose_formats(args.format)) if args.format else None
+    path = save_plot(args.plot, value, chosen, args.output, span=span, force=args.force)
+    print(f"wrote {path}")
+    return 0
+
+
+def _blocks(args: argparse.Namespace, values: list[str], chosen: list[Choice]) -> int:
+    from .blocks import block_record, block_text, quantize
+
+    if args.saturate:
+        raise UsageError("--saturate does not apply to block formats: their elements saturate")
+    blocks = [c.block for c in chosen if c.block is not None]
+    quantized = [quantize(values, b, args.rounding or "nearest_even") for b in blocks]
+    if args.json:
+        records = [block_record(q) for q in quantized]
+        _show(records if len(records) > 1 else records[0], as_json=True)
+    else:
+        _show("\n\n".join(block_text(q, values) for q in quantized), as_json=False)
     return 0
 
 
 def _arithmetic(
-    args: argparse.Namespace, formats: list[Format] | None, op: str, operands: tuple[str, ...]
+    args: argparse.Namespace, chosen: list[Choice] | None, op: str, operands: tuple[str, ...]
 ) -> int:
     from ..render.arithmetic import operation_text
-    from .arithmetic import compute, operation_record, operation_table
+    from .arithmetic import check_operands, compute, compute_all, operation_record, operation_table
 
     rounding = args.rounding or "nearest_even"
-    overflow = "saturate" if args.saturate else None
-    if formats is not None and len(formats) == 1:
-        result = compute(op, operands, formats[0], rounding, overflow)
-        _show(operation_record(result) if args.json else operation_text(result), as_json=args.json)
+    if chosen is not None and len(chosen) == 1:
+        check_operands(operands)
+        result = compute(op, operands, _one_format(chosen, "VALUE"), rounding, _overflow(args))
+        if args.json:
+            _show(operation_record(result), as_json=True)
+        else:
+            _show(with_notes(operation_text(result), alias_notes(chosen)), as_json=False)
         return 0
-    results, refused = [], []
-    for fmt in formats or list(FORMATS.values()):
-        try:
-            results.append(compute(op, operands, fmt, rounding, overflow))
-        except ValueError as err:  # an invalid operation in a format without NaN
-            refused.append({"format": fmt.name, "error": str(err)})
+    results, refused = compute_all(op, operands, formats_of(chosen), rounding, _overflow(args))
     if args.json:
         _show([operation_record(r) for r in results] + refused, as_json=True)
         return 0
     table = operation_table(results)
+    table.title = with_notes(table.title or "", alias_notes(chosen))
     table.notes.extend(f"{r['format']}: {r['error']}" for r in refused)
     _show(table, as_json=False)
     return 0
 
 
-def _compare(args: argparse.Namespace, formats: list[Format] | None) -> int:
+def _compare(args: argparse.Namespace, chosen: list[Choice] | None, value: str) -> int:
     from ..render.comparison import compare
 
     if args.saturate:
         raise UsageError("--saturate works with one format; compare tables follow each format")
-    chosen = list(FORMATS.values()) if formats is None else formats
-    table = compare(args.value.strip(), chosen, rounding=args.rounding or "nearest_even")
-    _show(table.to_records() if args.json else table, as_json=args.json)
+    formats = formats_of(chosen)
+    rounding = args.rounding or "nearest_even"
+    table = compare(value, formats, rounding)
+    if not args.json:
+        table.title = with_notes(table.title or "", alias_notes(chosen))
+        _show(table, as_json=False)
+        return 0
+    records = table.to_records()
+    for record, fmt in zip(records, formats, strict=True):
+        flags = frozenset() if record["flag"] == "no NaN" else decode(value, fmt, rounding).flags
+        record["flags"] = [f for f in FLAGS if f in flags]
+    _show(records, as_json=True)
     return 0
 
 
@@ -199,7 +254,10 @@ def _course(dest: str, *, force: bool) -> int:
     from importlib.util import find_spec
 
     if find_spec("jupyterlab") is None:
-        print('JupyterLab is not installed here; get it with: pip install "fpexplore[notebooks]"')
+        print(
+            "JupyterLab is not installed here; from a clone of fpexplore (not yet on PyPI), "
+            'get it with: pip install -e ".[notebooks]"'
+        )
     return 0
 
 
@@ -224,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report_main(arguments[1:])
     parser = build_parser()
     try:
-        args = parser.parse_args(protect_negative_numbers(arguments))
+        args = parser.parse_intermixed_args(protect_negative_numbers(arguments))
         return _run(args)
     except SystemExit as done:  # --help, --version
         return done.code if isinstance(done.code, int) else 0

@@ -15,13 +15,15 @@ Examples
 
 from __future__ import annotations
 
-import math
 import os
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.density import count_between
+from ..exact import FLAGS
+from ..render.table import Table
 from ..render.text import exact_decimal, short_repr
+from .jsonout import json_number
 
 if TYPE_CHECKING:
     from ..core.decode import FloatParts
@@ -36,6 +38,7 @@ __all__ = [
     "json_number",
     "parts_record",
     "use_color",
+    "wrap_columns",
 ]
 
 DEFAULT_FORMAT = "float32"
@@ -66,23 +69,13 @@ def use_color(choice: str, stream: TextIO) -> bool:
     return bool(isatty is not None and isatty())
 
 
-def json_number(x: float | None) -> float | str | None:
-    """A float for JSON: itself when finite, else ``"inf"``, ``"-inf"`` or ``"nan"``
-    (JSON has no literal for them)."""
-    if x is None:
-        return None
-    x = float(x)
-    if math.isfinite(x):
-        return x
-    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-
-
 def parts_record(parts: FloatParts) -> dict[str, Any]:
     """A JSON-friendly dict of a decoded value.
 
     Numbers that may be infinite or NaN are given as strings then; ``exact``
     is the stored value's full decimal expansion (None for inf/NaN). The error
-    fields are None for a bit pattern, which involves no rounding.
+    fields are None for a bit pattern, which involves no rounding; ``flags`` are
+    the IEEE flags of the rounding (empty for a bit pattern).
     """
     from_bits = parts.rounding is None
     exact = parts.exact
@@ -107,6 +100,7 @@ def parts_record(parts: FloatParts) -> dict[str, Any]:
         "next_down": json_number(parts.next_down().value),
         "quiet": parts.quiet,
         "nan_payload": parts.nan_payload,
+        "flags": [f for f in FLAGS if f in parts.flags],
     }
 
 
@@ -176,3 +170,47 @@ def count_text(records: list[dict[str, Any]]) -> str:
     lines.insert(1, "  ".join("-" * width for width in widths))
     lines.append("per binade: values in each normal binade [2**e, 2**(e+1)); ratio: count / that")
     return "\n".join(lines)
+
+
+def wrap_columns(table: Table, width: int) -> str:
+    """``table`` as text no wider than ``width``: its first column, then as many of the
+    other columns as fit, repeated in as many pieces as it takes (one column per piece
+    at least, however narrow the terminal).
+
+    Examples
+    --------
+    >>> t = Table(["property", "a", "b"], [["bits", 16, 8], ["max", 65504.0, 448.0]])
+    >>> print(wrap_columns(t, 20))
+    property  a
+    --------  -------
+    bits           16
+    max       65504.0
+    <BLANKLINE>
+    property  b
+    --------  -----
+    bits          8
+    max       448.0
+    """
+    cells = table.cell_strings()
+    widths = [max([len(name), *(len(row[j]) for row in cells)])
+              for j, name in enumerate(table.columns)]  # fmt: skip
+    pieces: list[list[int]] = [[]]
+    used = widths[0]
+    for j in range(1, len(table.columns)):
+        if pieces[-1] and used + 2 + widths[j] > width:
+            pieces.append([])
+            used = widths[0]
+        pieces[-1].append(j)
+        used += 2 + widths[j]
+    texts = []
+    for number, piece in enumerate(pieces):
+        keep = [0, *piece]
+        part = Table(
+            [table.columns[j] for j in keep],
+            [[row[j] for j in keep] for row in table.rows],
+            title=table.title if number == 0 else None,
+            notes=table.notes if number == len(pieces) - 1 else [],
+            formatters=table.formatters,
+        )
+        texts.append(str(part))
+    return "\n\n".join(texts)

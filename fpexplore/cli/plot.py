@@ -209,7 +209,8 @@ def save_plot(
         import matplotlib
     except ImportError:
         raise UsageError(
-            'plotting needs matplotlib; install it with: pip install "fpexplore[plot]"'
+            "plotting needs matplotlib; install it from a clone of fpexplore (not on PyPI yet): "
+            'pip install -e ".[plot]"'
         ) from None
     if "matplotlib.pyplot" not in sys.modules:
         matplotlib.use("Agg")  # files only: never open a window

@@ -3,7 +3,8 @@
 The scalar functions round exactly (:mod:`fpexplore.exact`) to a bit pattern,
 then read that pattern through the same vectorized kernels
 (:mod:`fpexplore.codes`) that :func:`~fpexplore.core.arrays.decode_array` uses on
-whole arrays.
+whole arrays. The module is longer than 300 lines because :class:`FloatParts` is one
+job: a value's fields, exact value, errors, flags and neighbours, read together.
 
 Examples
 --------
@@ -25,9 +26,11 @@ from typing import Any
 from .. import codes as K
 from ..codes import Kind
 from ..exact import (
+    ExactReal,
     StandIn,
     check_overflow,
     check_rounding,
+    conversion_flags,
     parse_real,
     quotient,
     ratio,
@@ -66,6 +69,10 @@ class FloatParts:
     abs_error, rel_error, ulp_error : float
         ``|stored - input|``, that over ``|input|``, and that in units of the
         format's spacing at the input (at most 0.5 under round-to-nearest).
+    flags : frozenset of str
+        The IEEE 754 flags of this rounding, by the arithmetic's rules (see
+        :mod:`fpexplore.exact.flags`): ``overflow``, ``underflow``, ``inexact``, and
+        ``invalid`` where the format has no value for the input; empty for ``from_bits``.
     """
 
     code: int
@@ -216,6 +223,14 @@ class FloatParts:
         error = abs(self.error)
         return quotient(error.numerator << max(-shift, 0), error.denominator << max(shift, 0))
 
+    @cached_property
+    def flags(self) -> frozenset[str]:
+        if self.rounding is None:  # a bit pattern: nothing was rounded
+            return frozenset()
+        magnitude = None if self.input_exact is None else abs(self.input_exact)
+        given = ExactReal(self._input_sign, magnitude, self._input_special)
+        return conversion_flags(given, self.code, self.format, self.rounding)
+
     # -- neighbours ---------------------------------------------------------------
     def next_up(self) -> FloatParts:
         """The next representable value above (IEEE nextUp); see
@@ -258,8 +273,8 @@ class FloatParts:
 def decode(
     x: Any,
     fmt: FormatLike = "float64",
-    *,
     rounding: str = "nearest_even",
+    *,
     overflow: str | None = None,
 ) -> FloatParts:
     """Round ``x`` exactly into ``fmt`` and take the result apart.
@@ -284,8 +299,10 @@ def decode(
     1.4901161193847657e-09
     >>> decode(0.1, "float64").abs_error
     0.0
-    >>> decode(70000, "float16").kind
-    <Kind.INF: 'inf'>
+    >>> decode(70000, "float16").kind, sorted(decode(70000, "float16").flags)
+    (<Kind.INF: 'inf'>, ['inexact', 'overflow'])
+    >>> decode("0.1", "float16", "up").value  # rounding: positional or keyword
+    0.10003662109375
     """
     fmt = get_format(fmt)
     check_rounding(rounding, allow_stochastic=False)

@@ -11,6 +11,7 @@ Imports only :mod:`fpexplore.formats`.
 '0x40490fd0'
 """
 
+from .flags import conversion_flags
 from .ops import ARITY, FLAGS, ExactResult, check_arithmetic_format, code_to_real, exact_op
 from .parse import (
     DECIMAL_PLACES,
@@ -53,6 +54,7 @@ __all__ = [
     "check_rng",
     "check_rounding",
     "code_to_real",
+    "conversion_flags",
     "exact_op",
     "overflow_code",
     "parse_real",

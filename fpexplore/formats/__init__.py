@@ -9,7 +9,9 @@ itself as an HTML table through a lazy import in ``Format._repr_html_``).
 
 from .catalogue import FORMATS, FormatLike, format_names, get_format, p3109
 from .format import Format, NanEncoding
+from .suggest import format_family, format_label, suggest_formats
 
 __all__ = [
-    "FORMATS", "Format", "FormatLike", "NanEncoding", "format_names", "get_format", "p3109",
+    "FORMATS", "Format", "FormatLike", "NanEncoding", "format_family", "format_label",
+    "format_names", "get_format", "p3109", "suggest_formats",
 ]  # fmt: skip

@@ -21,6 +21,7 @@ from .format import Format
 from .names import ALIASES as _ALIASES
 from .names import CATALOGUE
 from .names import IEEE_NAMED as _IEEE_NAMED
+from .suggest import unknown_format_message
 
 __all__ = ["FORMATS", "FormatLike", "format_names", "get_format", "p3109"]
 
@@ -123,16 +124,14 @@ def get_format(spec: FormatLike) -> Format:
             return _named(key)
         match = _CUSTOM.fullmatch(key)
         if match:
-            return Format.ieee_like(int(match[1]), int(match[2]))
+            try:
+                return Format.ieee_like(int(match[1]), int(match[2]))
+            except ValueError as err:
+                raise ValueError(f"cannot make the format {spec!r}: {err}") from None
         dtype_name = _dtype_string(spec.strip())
         if dtype_name is not None:
-            return _from_dtype_name(dtype_name)
-        raise ValueError(
-            f"unknown format {spec!r}; expected one of {', '.join(FORMATS)}, "
-            f"an alias ({', '.join(sorted(_ALIASES))}), {', '.join(_IEEE_NAMED)}, "
-            "a numpy dtype string ('f4', '<f8', 'e'), "
-            "or 'eXmY' for a custom IEEE-like format"
-        )
+            return _from_dtype_name(dtype_name, spec)
+        raise ValueError(unknown_format_message(spec))
     if spec is float:
         return FORMATS["float64"]
     dtype_name = _dtype_name(spec)
@@ -143,7 +142,7 @@ def get_format(spec: FormatLike) -> Format:
     )
 
 
-def _from_dtype_name(dtype_name: str) -> Format:
+def _from_dtype_name(dtype_name: str, spec: object = None) -> Format:
     if dtype_name in FORMATS or dtype_name in _IEEE_NAMED:
         return get_format(dtype_name)
     if dtype_name in ("float128", "float96", "longdouble"):
@@ -152,17 +151,22 @@ def _from_dtype_name(dtype_name: str) -> Format:
             "representable in float64, in which fpexplore's kernels compute; pass its values "
             "to decode() as strings or Fractions to round them exactly"
         )
+    given = "" if spec is None or spec == dtype_name else f"{spec!r} reads as "
     raise ValueError(
-        f"dtype {dtype_name!r} is not a supported floating-point format; "
+        f"{given}dtype {dtype_name!r}, which is not a supported floating-point format; "
         f"expected one of {', '.join(FORMATS)}"
     )
 
 
 def _dtype_string(text: str) -> str | None:
-    """The dtype name numpy reads from a string such as ``"<f4"``, else None."""
+    """The dtype name numpy reads from a string such as ``"<f4"``, else None (numpy's
+    parser refuses some strings with TypeError, others with SyntaxError or ValueError:
+    5000 digits exceed Python's int conversion limit)."""
+    if not text or len(text) > 100 or "\x00" in text:
+        return None
     try:
         return str(np.dtype(text).name)
-    except TypeError:
+    except Exception:  # whatever numpy says, this string names no float dtype
         return None
 
 

@@ -48,7 +48,7 @@ _HOLDER = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14)}  
 
 
 def quantize_blocks(
-    x: Any, fmt: str | BlockFormat, *, axis: int = -1, rounding: str = "nearest_even",
+    x: Any, fmt: str | BlockFormat, rounding: str = "nearest_even", *, axis: int = -1,
     key: Any = None,
 ) -> Any:  # fmt: skip
     """Quantize a JAX array block by block along ``axis`` and dequantize it again.
@@ -58,12 +58,12 @@ def quantize_blocks(
     x : JAX or numpy array of float32, bfloat16 or float16, at least 1-d
     fmt : one of ``mxfp8_e4m3``, ``mxfp8_e5m2``, ``mxfp6_e3m2``, ``mxfp6_e2m3``,
         ``mxfp4``, ``mxint8``, ``nvfp4`` (or a :class:`fpexplore.BlockFormat`)
-    axis : int
-        The axis along which consecutive elements form blocks; the last block may
-        be short (padded with zeros, which change no maximum).
     rounding : str
         Rounding of the elements (the scales follow their own rules), as
         :func:`fpexplore.jax.round_to`; ``stochastic`` needs ``key``.
+    axis : int
+        The axis along which consecutive elements form blocks; the last block may
+        be short (padded with zeros, which change no maximum).
     key : jax.random key, optional
 
     Returns

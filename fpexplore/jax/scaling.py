@@ -138,12 +138,12 @@ def record_amax(amax_history: Any, x: Any) -> Any:
 def scale_per_tensor(
     x: Any,
     fmt: FormatLike,
+    rounding: str = "nearest_even",
     *,
     recipe: str = "current",
     amax_history: Any = None,
     margin: int = 0,
     power_of_two: bool = False,
-    rounding: str = "nearest_even",
     overflow: str | None = "saturate",
     key: Any = None,
 ) -> ScaledTensor:
@@ -157,12 +157,12 @@ def scale_per_tensor(
     ----------
     x : JAX or numpy array of float32, bfloat16 or float16
     fmt : a format whose values float32 holds
+    rounding : rounding mode of the scaled values; ``stochastic`` needs ``key``.
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest entry of
         ``amax_history`` (a 1-d float32 array of the amaxes of previous steps,
         kept up to date with :func:`record_amax`).
     margin, power_of_two : see :func:`compute_scale`.
-    rounding : rounding mode of the scaled values; ``stochastic`` needs ``key``.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).
     key : jax.random key, optional

@@ -1,6 +1,6 @@
 """dask arrays in the array functions: detection, chunk checks, and a .npy reader.
 
-dask is an optional extra (``pip install fpexplore[dask]``); nothing here imports it
+dask is an optional extra (``pip install -e ".[dask]"``); nothing here imports it
 at module import. A dask array is recognised by its ``__dask_graph__`` method, and
 the functions that accept one (:func:`fpexplore.round_to`,
 :func:`fpexplore.representation_error`, :func:`fpexplore.decode_array`,
@@ -138,7 +138,8 @@ def _require_dask() -> Any:
         import dask.array as da
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "this needs dask: pip install 'fpexplore[dask]' (or dask[array])"
+            "this needs dask; install it from a clone of fpexplore (not on PyPI yet): "
+            'pip install -e ".[dask]" (or pip install "dask[array]")'
         ) from error
     return da
 

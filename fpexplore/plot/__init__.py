@@ -1,4 +1,4 @@
-"""matplotlib figures of floating-point formats (``pip install "fpexplore[plot]"``).
+"""matplotlib figures of floating-point formats (``pip install -e ".[plot]"`` from a clone).
 
 Every function takes ``ax=None`` (a new figure when None), returns the Axes
 it drew on, never calls ``plt.show()`` and changes no global matplotlib
@@ -16,7 +16,8 @@ try:
     import matplotlib  # noqa: F401
 except ImportError as err:  # pragma: no cover - exercised without matplotlib only
     raise ImportError(
-        'fpexplore.plot needs matplotlib; install it with: pip install "fpexplore[plot]"'
+        "fpexplore.plot needs matplotlib; install it from a clone of fpexplore (not on PyPI "
+        'yet): pip install -e ".[plot]"'
     ) from err
 
 from .anatomy import bits
@@ -37,6 +38,7 @@ from .mixed import (
     plot_running_sums,
     plot_softmax_demo,
 )
+from .training import plot_learning_curves, plot_update_sizes
 
 __all__ = [
     "absolute_error",
@@ -51,12 +53,14 @@ __all__ = [
     "plot_dynamic_loss_scale",
     "plot_exp_overflow",
     "plot_gradient_histogram",
+    "plot_learning_curves",
     "plot_loss_scale_sweep",
     "plot_matmul_error",
     "plot_policy_comparison",
     "plot_running_sums",
     "plot_softmax_demo",
     "plot_sum_errors",
+    "plot_update_sizes",
     "relative_error",
     "spacing",
 ]

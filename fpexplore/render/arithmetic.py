@@ -43,7 +43,14 @@ from typing import TYPE_CHECKING
 from ..core.rounding_explain import explain_rounding
 from ..exact import FLAGS, ROUNDING_NAMES
 from .arithmetic_round import no_value, round_lines, sign_lines, special_line, zero_line
-from .arithmetic_steps import NAMES, compute_lines, exact_text, lead_exponent, operand_lines
+from .arithmetic_steps import (
+    NAMES,
+    compute_lines,
+    exact_text,
+    lead_exponent,
+    loud_operands,
+    operand_lines,
+)
 from .binary import sci
 from .html import field_boxes_html
 from .text import exact_decimal
@@ -84,7 +91,8 @@ def operation_steps(op: Operation) -> list[tuple[str, str]]:
         error = f"abs {r.abs_error:.5g}   rel {r.rel_error:.5g}   {r.ulp_error:.4g} ULP"
         steps.append(("error", error))
     flags = ", ".join(f for f in FLAGS if f in op.flags) or "none"
-    steps.append(("flags", flags))
+    operands = loud_operands(op)
+    steps.append(("flags", f"{flags} (this operation); {operands}" if operands else flags))
     return steps
 
 

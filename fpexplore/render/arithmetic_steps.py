@@ -21,17 +21,27 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from ..exact import FLAGS
 from .binary import binary, log2_floor, sci
-from .text import exact_decimal, is_huge, magnitude_text, short_repr
+from .text import exact_decimal, flags_text, is_huge, magnitude_text, short_repr
 
 if TYPE_CHECKING:
     from ..arith.operation import Operation
     from ..core.decode import FloatParts
 
-__all__ = ["NAMES", "compute_lines", "exact_text", "lead_exponent", "operand_lines", "shown"]
+__all__ = [
+    "NAMES",
+    "compute_lines",
+    "exact_text",
+    "lead_exponent",
+    "loud_operands",
+    "operand_lines",
+    "shown",
+]
 
 NAMES = "abc"
 Steps = list[tuple[str, str]]
+_LOUD = frozenset({"overflow", "underflow", "invalid"})  # an operand's flags worth a line
 
 
 def _x(value: Fraction | None) -> Fraction:
@@ -71,12 +81,26 @@ def operand_lines(op: Operation) -> Steps:
                 )
             )
             label = ""
+        if p.flags & _LOUD:
+            steps.append((label, flags_text(p)))
+            label = ""
         if p.is_finite and p.exact != 0:
             written = sci(_x(p.exact), lead_exponent(p), op.format.mantissa_bits)
             steps.append((label, f"= {written}   ({p.value!r}, {p.hex})"))
         else:
             steps.append((label, f"= {p.value!r}   ({p.hex})"))
     return steps
+
+
+def loud_operands(op: Operation) -> str:
+    """The operands that overflowed, underflowed or were invalid on the way into the
+    format (``"on the way in: a overflow"``), or ``""``."""
+    loud = [
+        f"{name} {', '.join(f for f in FLAGS if f in p.flags & _LOUD)}"
+        for name, p in zip(NAMES, op.operands, strict=False)
+        if p.flags & _LOUD
+    ]
+    return f"on the way in: {'; '.join(loud)}" if loud else ""
 
 
 def _exponents(ea: int, sign: str, eb: int) -> str:

@@ -33,6 +33,7 @@ from .text import (
     FIELD_COLORS,
     ROUNDING_NAMES,
     exact_decimal,
+    flags_text,
     is_huge,
     magnitude_text,
     short_repr,
@@ -289,6 +290,7 @@ def parts_html(parts: FloatParts) -> str:
                 f'<span style="opacity: 0.75;">(ULP here: {parts.ulp:.5g})</span>',
             )
         )
+        rows.append(_row("flags", _esc(flags_text(parts))))
     if kind != "nan":
         below, above = parts.next_down(), parts.next_up()
         rows.append(_row("next down", _neighbour(parts, below, "below")))

@@ -14,6 +14,7 @@ Examples
           = 3.141590118408203125 (exactly)
   kind      normal
   error     abs 1.1841e-07   rel 3.7691e-08   0.4966 ULP   (ULP here: 2.3842e-07)
+  flags     inexact
   neighbours 3.141589879989624 (0x40490FCF) < this < 3.1415903568267822 (0x40490FD1)
 """
 
@@ -23,7 +24,7 @@ from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..exact import ROUNDING_NAMES, StandIn
+from ..exact import FLAGS, ROUNDING_NAMES, StandIn, parse_real, round_real
 
 if TYPE_CHECKING:
     from ..core.decode import FloatParts
@@ -31,10 +32,13 @@ if TYPE_CHECKING:
 __all__ = [
     "FIELD_COLORS",
     "exact_decimal",
+    "flags_reason",
+    "flags_text",
     "is_huge",
     "magnitude_text",
     "parts_text",
     "short_repr",
+    "shortest_decimal",
     "stand_in_text",
 ]
 
@@ -130,6 +134,27 @@ def short_repr(x: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
+def shortest_decimal(parts: FloatParts) -> str:
+    """The shortest decimal that reads back (rounding to nearest) as this value of its
+    format: what ``repr`` is for float64, for any format. Written as ``repr`` writes
+    floats: positional from 1e-4 to 1e16, else scientific.
+
+    >>> from fpexplore import decode
+    >>> [shortest_decimal(decode(2**0.5, f)) for f in ("float64", "float32", "bfloat16")]
+    ['1.4142135623730951', '1.4142135', '1.414']
+    >>> shortest_decimal(decode(65504, "float16")), shortest_decimal(decode(-0.0, "e4m3"))
+    ('65500.0', '-0.0')
+    """
+    value = parts.value
+    if not parts.is_finite or value == 0:
+        return repr(value)
+    for digits in range(1, 18):
+        text = f"{value:.{digits - 1}e}"
+        if round_real(parse_real(text), parts.format) == parts.code:
+            break
+    return repr(float(text))  # 17 digits always read back: every format fits in float64
+
+
 def _short_decimal(x: Fraction, limit: int = 60) -> str:
     if is_huge(x):
         return magnitude_text(x)
@@ -148,6 +173,53 @@ def _error_text(parts: FloatParts) -> str:
     with localcontext() as ctx:
         ctx.prec = 5
         return f"{Decimal(error.numerator) / Decimal(error.denominator):.5g}"
+
+
+def flags_text(parts: FloatParts) -> str:
+    """The flags of a decoded value and, for the rare ones, why they were raised.
+
+    >>> from fpexplore import decode
+    >>> flags_text(decode(65520, "float16"))
+    'overflow, inexact: above the largest value, 65504: overflow gives inf'
+    """
+    names = ", ".join(f for f in FLAGS if f in parts.flags) or "none"
+    why = flags_reason(parts)
+    return f"{names}: {why}" if why else names
+
+
+def flags_reason(parts: FloatParts) -> str:
+    """Why a decoded value raised overflow, underflow or invalid (or why an infinity
+    became the largest value); ``""`` when nothing needs saying."""
+    fmt, flags, kind = parts.format, parts.flags, parts.kind.value
+    saturated = "saturated to the largest value"
+    if fmt.nan_encoding == "none":
+        saturated = f"{fmt.name} has no infinity and no NaN: {saturated}"
+    if "overflow" in flags:
+        outcome = {"inf": "overflow gives inf"}.get(kind, saturated)
+        if kind == "nan":
+            outcome = f"{fmt.name} has no infinity, overflow gives NaN"
+        return f"above the largest value, {fmt.max:g}: {outcome}"
+    if "underflow" in flags:
+        if kind == "zero":
+            return (
+                f"below the smallest subnormal value, {fmt.smallest_subnormal:g}: flushed to zero"
+            )
+        what = (
+            "below the smallest normal value" if fmt.has_subnormals else "below the smallest value"
+        )
+        outcome = {
+            "subnormal": "stored as a subnormal, with fewer significant bits",
+            "nan": f"{fmt.name} has no zero: NaN",
+        }.get(kind, "rounded to it")
+        return f"{what}, {fmt.smallest_normal:g}: {outcome}"
+    if "invalid" in flags:
+        if parts._input_special == "inf":
+            return f"{fmt.name} has no infinity: NaN"
+        missing = "zero" if parts.input_exact == 0 else "negative values"
+        return f"{fmt.name} has no {missing}: NaN"
+    if parts._input_special == "inf" and "inexact" in flags:
+        return f"{fmt.name} has no infinity: saturated to the largest value"
+    return ""
 
 
 def _paint(text: str, field: str, color: bool) -> str:
@@ -216,6 +288,7 @@ def parts_text(parts: FloatParts, *, color: bool = False) -> str:
         if parts.is_finite:
             line += f"   (ULP here: {parts.ulp:.5g})"
         lines.append(line)
+        lines.append(f"  flags     {flags_text(parts)}")
     if parts.is_finite:
         below, above = parts.next_down(), parts.next_up()
         lines.append(f"  neighbours {_neighbour(parts, below)} < this < {_neighbour(parts, above)}")

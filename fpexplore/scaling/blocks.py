@@ -161,9 +161,9 @@ def _encode_elements(scaled: np.ndarray, spec: BlockFormat, rounding: str, rng: 
 def quantize_blocks(
     x: Any,
     fmt: str | BlockFormat,
+    rounding: str = "nearest_even",
     *,
     axis: int = -1,
-    rounding: str = "nearest_even",
     block_size: int | None = None,
     rng: Any = None,
     tensor_amax: float | None = None,
@@ -199,10 +199,10 @@ def quantize_blocks(
     x : array_like of real numbers (any shape, at least 1-d)
     fmt : one of ``mxfp8_e4m3``, ``mxfp8_e5m2``, ``mxfp6_e3m2``, ``mxfp6_e2m3``,
         ``mxfp4``, ``mxint8``, ``nvfp4``
-    axis : int
-        The axis along which consecutive elements form blocks.
     rounding : str
         Rounding of the elements (the scales follow their rules above).
+    axis : int
+        The axis along which consecutive elements form blocks.
     block_size : int, optional
         Only the format's own (32 for MX, 16 for NVFP4) is accepted.
     rng : seed or Generator for ``rounding="stochastic"``.

@@ -150,7 +150,7 @@ def _tensor_records(
         else:
             arr = K._real_array(value)
             arr = arr.reshape(1) if arr.ndim == 0 else arr
-            stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update)
+            stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update, figure=False)
     except (ValueError, TypeError) as error:
         raise type(error)(f"tensor {key!r}: {error}") from error
     report = build_report(stats, rows, amax, parsed, value.dtype, ax)

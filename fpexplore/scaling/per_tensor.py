@@ -175,12 +175,12 @@ class ScaledTensor:
 def scale_per_tensor(
     x: Any,
     fmt: FormatLike,
+    rounding: str = "nearest_even",
     *,
     recipe: str = "current",
     amax_history: Iterable[float] | None = None,
     margin: int = 0,
     power_of_two: bool = False,
-    rounding: str = "nearest_even",
     overflow: str | None = "saturate",
     rng: Any = None,
 ) -> ScaledTensor:
@@ -190,12 +190,12 @@ def scale_per_tensor(
     ----------
     x : array_like of real numbers
     fmt : format spec
+    rounding : rounding mode of the scaled values.
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest of
         ``amax_history`` (the amaxes of previous steps: finite numbers >= 0; a
         NaN or infinity anywhere in it is refused with ValueError).
     margin, power_of_two : see :func:`compute_scale`.
-    rounding : rounding mode of the scaled values.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).
 

@@ -65,7 +65,7 @@ def progress_bar(total: int, description: str, progress: bool | None) -> Any:
     if missing:  # (a notebook bar without ipywidgets would fall back to stderr)
         if progress:
             raise ImportError(
-                f"a progress bar needs {' and '.join(missing)}: "
+                f"a progress bar needs {' and '.join(missing)}; from a clone of fpexplore: "
                 'pip install -e ".[progress]" (and ".[jupyter]" for notebooks)'
             )
         return _Silent()

@@ -11,7 +11,9 @@ inputs; and the signal-to-quantization-noise ratio
 
 The report streams: a numpy array (a memory map too) is read in chunks of at
 most ``chunk_bytes`` bytes, a dask array chunk by chunk, and each chunk worked
-through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`), so memory is
+through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`; inputs whose
+values are all float32s by a narrow route that forms errors in float32 where they
+are exact, with the same numbers), so memory is
 bounded by the chunk size whatever the tensor's. One pass reads the amax first
 where a per-tensor scale (or NVFP4's) needs it. Counts and the maximum are exact,
 the SNR is exact up to the rounding of float64 sums, and the median and p99 come
@@ -51,7 +53,7 @@ __all__ = ["SCALINGS", "TensorReport", "tensor_report"]
 SCALINGS = ("none", "per_tensor", "block")
 MX_OF_ELEMENT = {spec.element: spec for spec in BLOCK_FORMATS.values() if spec.name != "nvfp4"}
 """The MX block format of each element format (the ``block`` row of a plain format)."""
-LOG2_LOW, LOG2_HIGH = -160, 160  # the figure's |x| histogram: quarter octaves in this range
+LOG2_LOW, LOG2_HIGH = -160, 160  # the figure's |x| histogram: quarter binades in this range
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,7 +79,7 @@ class TensorReport:
         return [dict(r) for r in self.records]
 
     def log2_edges(self) -> np.ndarray:
-        """log2 of the edges of the bins of :attr:`log2_hist`: four bins an octave,
+        """log2 of the edges of the bins of :attr:`log2_hist`: four bins a binade,
         ``[2**e (1 + j/4), 2**e (1 + (j+1)/4))``."""
         index = np.arange((1023 + LOG2_LOW) << 2, ((1023 + LOG2_HIGH) << 2) + 1)
         return np.log2([S.bin_edge(int(i), S.LOG2_BITS) for i in index])

@@ -27,7 +27,9 @@ def _dask() -> Any:
     try:
         return importlib.import_module("dask")
     except ImportError as error:  # pragma: no cover - depends on the environment
-        raise ImportError("this needs dask: pip install 'fpexplore[dask]'") from error
+        raise ImportError(
+            'this needs dask; from a clone of fpexplore (not on PyPI yet): pip install -e ".[dask]"'
+        ) from error
 
 
 def _check_dtype(dtype: np.dtype) -> None:

@@ -1,48 +1,37 @@
-"""One piece of a tensor through every row of a report: round, compare, count.
+"""One piece of a tensor through every row of a report: the plan, the buffers, the route.
 
 A piece (at most :data:`fpexplore.scaling.report_chunks.PIECE` elements, the block
-axis last, whole blocks) is copied once into a float64 work buffer (the
-tensor's own dtype is read there: float32, bfloat16, FP8 and integers below
-2**53 exactly), its non-finite values set aside, and each row computes
+axis last, whole blocks) goes through every row of a :class:`RowPlan` by one of
+two routes that give the same numbers:
 
-* ``none``: ``q = round(x)``;
-* ``per_tensor``: ``stored = round(x s)`` saturating, ``s`` the float32 scale, with
-  ``x s`` formed exactly (for float64 inputs the rounding of the product is
-  corrected where it lands on a tie, so ``stored`` is rounded once from the exact
-  product); its errors are measured in the scaled domain;
-* ``block``: MX element formats: ``X = 2**(floor(log2(amax)) - emax_elem)`` per
-  block, ``stored = round(x / X)`` saturating, ``q = stored X`` (exact); other
-  block formats (NVFP4, MXINT8) through :func:`fpexplore.quantize_blocks`.
+* the **narrow** route (:mod:`fpexplore.scaling.report_narrow`) for inputs whose
+  values are all float32s (float32, float16, bfloat16, FP8, integers of at most 16
+  bits): magnitudes rounded and errors formed in float32 where that is exact,
+  per-tensor rows in float64, relative errors in float64;
+* the **wide** route (:mod:`fpexplore.scaling.report_wide`) for everything else
+  (float64 inputs) and for the rows the narrow route does not cover (NVFP4,
+  MXINT8, tabulated formats).
 
-Nearest-even rounding of IEEE-like formats goes through
-:mod:`fpexplore._kernels.round_nearest` (float64 addition), other formats
-through :func:`fpexplore.codes.round_values`; both are bit for bit the same
-rounding (tested), so a row's numbers do not depend on the route. The buffers
-live in :class:`Work`, one per thread, reused piece after piece.
+Each row's kind is chosen once, in :func:`make_plan`. The histograms of the
+relative errors (and of ``|x|``, for the report's figure) are accumulated in
+:class:`fpexplore.scaling.report_stats.Bins` kept in the thread's :class:`Work`
+and drained into the statistics after each chunk (:meth:`Work.drain`).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from .. import codes as K
-from .._kernels.round_nearest import (
-    NearestRounder,
-    NearestScratch,
-    nearest_rounder,
-    round_nearest,
-    rounded_magnitudes,
-)
+from .._kernels.round_magnitudes import Rounder32, nearest_rounder32
+from .._kernels.round_nearest import NearestRounder, NearestScratch, nearest_rounder
 from ..formats import Format
 from . import report_stats as S
-from .block_formats import BlockFormat, _element_values
-from .blocks import quantize_blocks
+from .block_formats import BlockFormat
 
-__all__ = ["Row", "RowPlan", "Work", "piece_stats"]
+__all__ = ["Row", "RowPlan", "Work", "make_plan", "narrow_dtype", "stored_limits"]
 
 
 class Row(NamedTuple):
@@ -57,7 +46,7 @@ class Row(NamedTuple):
 @dataclass(frozen=True)
 class RowPlan:
     """A tensor's rows with what each needs: its rounder (None: the general
-    kernel), the per-tensor scale, NVFP4's tensor amax."""
+    kernel), the per-tensor scale, NVFP4's tensor amax, and the route."""
 
     rows: list[Row]
     rounders: list[NearestRounder | None]
@@ -65,9 +54,26 @@ class RowPlan:
     exact_product: bool  # inputs of at most 29 significant bits: x * s is exact
     tensor_amax: float
     align: int  # the block size of the block rows (1: none)
+    kinds: list[str]  # per row: "none32", "block32", "mag64" (narrow route) or "wide"
+    rounders32: list[Rounder32 | None]
+    narrow: bool  # the narrow route (every value of the input is a float32)
+    limits: list[tuple[np.float32, np.float32] | None]  # the narrow route's (H, U) per row
+    figure: bool = True  # the |x| histogram of the report's figure
 
 
-def make_plan(rows: list[Row], amax: float, dtype: np.dtype) -> RowPlan:
+def narrow_dtype(dtype: np.dtype) -> bool:
+    """Whether every value of ``dtype`` is a float32 (the narrow route's inputs)."""
+    if dtype.kind == "f":
+        return dtype.itemsize <= 4
+    return dtype.kind in "iuV" and dtype.itemsize <= 2
+
+
+def make_plan(
+    rows: list[Row], amax: float, dtype: np.dtype, *, figure: bool = True,
+    narrow: bool | None = None,
+) -> RowPlan:  # fmt: skip
+    """The plan of ``rows`` for a tensor of ``dtype`` and largest magnitude ``amax``;
+    ``narrow=False`` forces the wide route (the tests compare the two)."""
     from .per_tensor import compute_scale
 
     rounders: list[NearestRounder | None] = []
@@ -78,14 +84,76 @@ def make_plan(rows: list[Row], amax: float, dtype: np.dtype) -> RowPlan:
         fast = row.fmt is not None and (row.block is None or row.block.scale == "e8m0")
         saturate = row.scaling != "none"
         rounders.append(nearest_rounder(row.fmt, saturate=saturate) if fast else None)
-    narrow = dtype.kind == "V" or (dtype.kind == "f" and dtype.itemsize <= 4)
+    dtype = np.dtype(dtype)
     small_ints = dtype.kind in "iu" and dtype.itemsize <= 2
+    exact = dtype.kind == "V" or (dtype.kind == "f" and dtype.itemsize <= 4) or small_ints
+    narrow = narrow_dtype(dtype) if narrow is None else narrow and narrow_dtype(dtype)
+    kinds, rounders32, limits = [], [], []
+    for row, rounder, scale in zip(rows, rounders, scales, strict=True):
+        kind, r32 = _kind(row, rounder) if narrow else ("wide", None)
+        kinds.append(kind)
+        rounders32.append(r32)
+        fmt = row.fmt
+        limits.append(stored_limits(fmt, scale or 1.0) if kind != "wide" and fmt else None)
     sizes = [row.block.block_size for row in rows if row.block is not None]
-    return RowPlan(rows, rounders, scales, narrow or small_ints, amax, max(sizes, default=1))
+    return RowPlan(rows, rounders, scales, exact, amax, max(sizes, default=1), kinds,
+                   rounders32, narrow, limits, figure)  # fmt: skip
+
+
+def stored_limits(fmt: Format, scale: float = 1.0) -> tuple[np.float32, np.float32]:
+    """``(H, U)`` such that a float32 ``v >= 0`` times ``scale`` (a float32: the product
+    is exact in float64) rounds to nearest even to zero in ``fmt`` iff ``v <= H``,
+    and to a subnormal iff ``H < v < U``: the exact products ``v s`` against the
+    half of the smallest subnormal (a tie rounds to the even zero) and the midpoint
+    below the smallest normal (a tie rounds to the even smallest normal).
+
+    >>> from fpexplore.formats import get_format
+    >>> stored_limits(get_format("float8_e4m3fn"))  # 2**-10 and 2**-6 - 2**-10
+    (np.float32(0.0009765625), np.float32(0.0146484375))
+    """
+    half = fmt.smallest_subnormal / 2  # both exact in float64
+    top = fmt.smallest_normal - half
+    return _largest_at_most(half, scale), _smallest_at_least(top, scale)
+
+
+def _largest_at_most(limit: float, scale: float) -> np.float32:
+    f: np.float32 = np.float32(min(limit / scale, 3.4e38))
+    down, up = np.float32(-np.inf), np.float32(np.inf)
+    while float(f) * scale > limit:
+        f = np.float32(np.nextafter(f, down))
+    while float(np.nextafter(f, up)) * scale <= limit:
+        f = np.float32(np.nextafter(f, up))
+    return f
+
+
+def _smallest_at_least(limit: float, scale: float) -> np.float32:
+    f: np.float32 = np.float32(min(limit / scale, 3.4e38))
+    down, up = np.float32(-np.inf), np.float32(np.inf)
+    while float(f) * scale < limit:
+        f = np.float32(np.nextafter(f, up))
+    while f > 0 and float(np.nextafter(f, down)) * scale >= limit:
+        f = np.float32(np.nextafter(f, down))
+    return f
+
+
+def _kind(row: Row, rounder: NearestRounder | None) -> tuple[str, Rounder32 | None]:
+    if rounder is None or row.fmt is None:
+        return "wide", None
+    if row.scaling == "per_tensor":
+        return "mag64", None
+    r32 = nearest_rounder32(row.fmt, saturate=row.scaling != "none")
+    if row.scaling == "none":
+        return ("none32", r32) if r32 is not None else ("mag64", None)
+    # q = t * 2**shared stays exact in float32 for shared >= -127 down to the
+    # smallest subnormal: 2**(emin - m - 127) >= 2**-149
+    if r32 is not None and row.fmt.emin - row.fmt.mantissa_bits >= -22:
+        return "block32", r32
+    return "wide", None
 
 
 class Work:
-    """Float64 and index buffers for pieces of up to ``n`` elements."""
+    """Buffers for pieces of up to ``n`` elements, and the histograms a thread
+    accumulates (one :class:`~fpexplore.scaling.report_stats.Bins` per row)."""
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -95,212 +163,35 @@ class Work:
         self.index = np.empty(n, np.uint64)
         self.flags, self.zero = np.empty(n, bool), np.empty(n, bool)
         self.nearest = NearestScratch(n)
+        self.bins: dict[int, S.Bins] = {}
+        self.log2: S.Bins | None = None
+        self._f32: tuple[np.ndarray, ...] | None = None
 
+    def f32(self) -> tuple[np.ndarray, ...]:
+        """Ten float32 buffers of ``n`` elements (the narrow route's)."""
+        if self._f32 is None:
+            self._f32 = tuple(np.empty(self.n, np.float32) for _ in range(10))
+        return self._f32
 
-def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
-    """Scaled values that round (to nearest even) beyond the largest finite value."""
-    if fmt is None:  # MXINT8 elements: k/64, k in -128..127
-        return np.asarray((y * 64.0 >= 127.5) | (y * 64.0 < -128.5))
-    top = fmt.max + 2.0 ** (fmt.emax - fmt.mantissa_bits - 1)
-    odd = fmt.max_mantissa % 2 == 1  # a tie at ``top`` rounds away from max
-    a = np.abs(y)
-    return np.asarray((a >= top) if odd else (a > top))
+    def row_bins(self, i: int, *, zero_bin: bool = False) -> S.Bins:
+        """Row ``i``'s relative-error bins (``zero_bin``: the narrow route's)."""
+        if i not in self.bins:
+            self.bins[i] = S.Bins(low=S.LOW_BIN, zero_bin=zero_bin)
+        return self.bins[i]
 
+    def log2_bins(self) -> S.Bins:
+        """The bins of ``|x|`` (the report's figure)."""
+        if self.log2 is None:
+            self.log2 = S.Bins(S.LOG2_BITS)
+        return self.log2
 
-def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
-    """The statistics of one piece (block axis last) for every row of ``plan``."""
-    lead, length = piece.shape[:-1], piece.shape[-1]
-    k = plan.align
-    padded = -(-length // k) * k
-    rows = math.prod(lead)
-    m = rows * padded
-    if m > w.n:
-        raise ValueError(f"a piece of {m} elements exceeds the work buffers ({w.n})")
-    x2 = w.x[:m].reshape(rows, padded)
-    if padded > length:
-        x2[:, length:] = 0.0
-    with np.errstate(invalid="ignore", over="ignore"):
-        np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
-    x, a = w.x[:m], w.a[:m]
-    np.abs(x, out=a)
-    amax = float(a.max()) if m else 0.0
-    bad = 0
-    if not math.isfinite(amax):
-        nonfinite = ~np.isfinite(x)
-        bad = int(np.count_nonzero(nonfinite))
-        x[nonfinite] = 0.0
-        a[nonfinite] = 0.0
-        amax = float(a.max())
-    flags = w.flags[:m]
-    zeros = int(np.count_nonzero(np.equal(a, 0.0, out=flags)))
-    den = a
-    if zeros:
-        den = w.den[:m]
-        np.add(a, flags, out=den)  # a zero input divides by 1: its error is 0
-        np.copyto(w.zero[:m], flags)
-    n = rows * length
-    log2 = S.log2_hist(a, w.index[:m])
-    if log2.offset == 0 and log2.counts.size:
-        log2.counts[0] -= zeros
-    out = S.TensorStats([], n, n - bad, m - zeros, amax, log2)
-    out.signal.parts.append(S.ScaledSum.of(x, amax, w.y[:m]))
-    context = (x, a, den, zeros, rows, padded)
-    for row, rounder, scale in zip(plan.rows, plan.rounders, plan.scales, strict=True):
-        with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN results are counted
-            out.rows.append(_row_stats(row, rounder, scale, plan, context, w))
-    return out
-
-
-def _row_stats(
-    row: Row, rounder: NearestRounder | None, scale: float | None, plan: RowPlan,
-    context: tuple[np.ndarray, np.ndarray, np.ndarray, int, int, int], w: Work,
-) -> S.RowStats:  # fmt: skip
-    x, a, den, zeros, rows, padded = context
-    m = x.size
-    q, err = w.q[:m], w.err[:m]
-    stats = S.RowStats()
-    if row.scaling == "none":
-        ref = x
-        if rounder is not None:
-            stats.overflow = round_nearest(x, rounder, q, w.nearest)
-            mags = rounded_magnitudes(w.nearest, m)
-        else:
-            with np.errstate(over="ignore", invalid="ignore"):
-                assert row.fmt is not None
-                q[...] = K.round_values(x, row.fmt)
-            stats.overflow = int(np.count_nonzero(_overflowing(x, row.fmt)))
-            mags = np.abs(q)
-        small = row.fmt.smallest_normal if row.fmt is not None else 0.0
-    elif row.scaling == "per_tensor":
-        assert scale is not None and row.fmt is not None
-        ref = w.y[:m]
-        np.multiply(x, scale, out=ref)  # (may overflow: a float32 scale rounded up)
-        if rounder is not None:
-            stats.clipped = round_nearest(ref, rounder, q, w.nearest)
-            if not plan.exact_product:
-                _correct_ties(x, scale, ref, rounder, q, w)
-        else:
-            q[...] = K.round_values(ref, row.fmt, overflow="saturate")
-            stats.clipped = int(np.count_nonzero(_overflowing(ref, row.fmt)))
-        mags = np.abs(q, out=w.mags[:m])
-        den = np.multiply(den, scale, out=w.sden[:m])
-        small = row.fmt.smallest_normal
-    else:
-        assert row.block is not None
-        ref = x
-        mags, small, stats.clipped = _block_row(row, rounder, plan, x, a, rows, padded, q, w)
-    if zeros:  # zeros (and padding) are left out, also where a format has no zero (E8M0)
-        zero = w.zero[:m]
-        q[zero] = 0.0
-        mags[zero] = 0.0
-    np.subtract(q, ref, out=err)
-    _common(stats, err, den, mags, small, a, zeros, w)
-    if row.scaling != "none":
-        stats.overflow += stats.nonfinite
-    return stats
-
-
-def _block_row(
-    row: Row, rounder: NearestRounder | None, plan: RowPlan, x: np.ndarray, a: np.ndarray,
-    rows: int, padded: int, q: np.ndarray, w: Work,
-) -> tuple[np.ndarray, float, int]:  # fmt: skip
-    """q: the block-scaled values; returns (stored magnitudes, smallest normal of the
-    element format, clipped count)."""
-    block = row.block
-    assert block is not None
-    k = block.block_size
-    element = block.element_format
-    if rounder is None:  # NVFP4, MXINT8: the general route
-        tensor_amax = plan.tensor_amax if block.scale == "e4m3" else None
-        blocks = quantize_blocks(x.reshape(rows, padded), block, tensor_amax=tensor_amax)
-        q[...] = blocks.values.reshape(-1)
-        factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
-        scale = np.repeat(factor, k, axis=-1).reshape(-1)
-        y = w.y[: x.size]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            np.divide(x, scale, out=y, where=scale > 0)
-        y[scale == 0] = 0.0
-        clipped = int(np.count_nonzero(_overflowing(y, element)))
-        stored = _element_values(blocks.codes, block).reshape(-1)
-        small = element.smallest_normal if element is not None else 0.0
-        return np.abs(stored), small, clipped
-    assert element is not None
-    amax = a.reshape(-1, k).max(axis=1)
-    exponent = np.frexp(amax)[1].astype(np.int64) - 1  # floor(log2(amax))
-    shared = np.where(amax > 0, exponent - block.emax_elem, -127)
-    if shared.size and shared.max() > 127:
-        big = float(amax[shared > 127].max())
-        raise ValueError(
-            f"a block's amax {big!r} needs the shared scale 2**{int(shared.max())}, beyond "
-            f"E8M0's largest 2**127; {block.name} cannot hold it"
-        )
-    np.maximum(shared, -127, out=shared)
-    y = w.y[: x.size]
-    np.multiply(x.reshape(-1, k), np.ldexp(1.0, -shared)[:, None], out=y.reshape(-1, k))
-    clipped = round_nearest(y, rounder, q, w.nearest)
-    np.multiply(q.reshape(-1, k), np.ldexp(1.0, shared)[:, None], out=q.reshape(-1, k))
-    return rounded_magnitudes(w.nearest, x.size), element.smallest_normal, clipped
-
-
-def _correct_ties(
-    x: np.ndarray, scale: float, y: np.ndarray, r: NearestRounder, q: np.ndarray, w: Work
-) -> None:
-    """Round again, from the exact product, the values whose float64 product
-    ``y = fl(x s)`` landed exactly on a tie of the format while ``x s`` did not."""
-    mags = np.abs(q)
-    gap = np.abs(mags - np.abs(y))
-    magic = w.nearest.magic[: y.size].view(np.float64)  # the C of each value
-    tie = gap == magic * 2.0**-53
-    if not tie.any():
-        return
-    index = np.flatnonzero(tie)
-    xs = x[index]
-    split = xs * 134217729.0  # Veltkamp: xs = high + low, each times s exact
-    high = split - (split - xs)
-    low = xs - high
-    product = y[index]
-    residual = (high * scale - product) + low * scale  # x s - fl(x s), exactly
-    moved = np.where(residual > 0, np.nextafter(product, np.inf), product)
-    moved = np.where(residual < 0, np.nextafter(product, -np.inf), moved)
-    fixed = np.empty_like(moved)
-    round_nearest(moved, r, fixed, NearestScratch(moved.size))
-    q[index] = fixed
-
-
-def _common(
-    stats: S.RowStats, err: np.ndarray, den: np.ndarray, mags: np.ndarray, small: float,
-    a: np.ndarray, zeros: int, w: Work,
-) -> None:  # fmt: skip
-    """Counts, histogram, maximum and noise of a row from its errors ``err``."""
-    m = err.size
-    np.abs(err, out=err)
-    rel = w.rel[:m]
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        np.divide(err, den, out=rel)
-    top = float(rel.max()) if m else 0.0
-    cleared = 0
-    if not math.isfinite(top):
-        inf, nan = np.isinf(rel), np.isnan(rel)
-        stats.became_inf, stats.became_nan = int(np.count_nonzero(inf)), int(np.count_nonzero(nan))
-        bad = inf | nan
-        cleared = stats.became_inf + stats.became_nan
-        stats.overflow_from = float(a[bad].min())
-        rel[bad] = 0.0
-        err[bad] = 0.0
-        top = float(rel.max())
-    flags = w.flags[:m]
-    exact = int(np.count_nonzero(np.equal(rel, 0.0, out=flags)))
-    stats.zero = exact - zeros - cleared
-    stats.hist = S.Hist.of(rel, w.index[:m])
-    stats.hist.take_from_low(exact)
-    stats.max_rel = top
-    stats.flushed_to_zero = int(np.count_nonzero(np.equal(mags, 0.0, out=flags))) - zeros
-    if small > 0:  # 0 < |stored| < small, on the bits: (bits - 1) < (bits of small) - 1
-        bits = w.index[:m]
-        np.subtract(mags.view(np.uint64), np.uint64(1), out=bits)
-        small_bits = np.uint64(int(np.float64(small).view(np.uint64)) - 1)
-        stats.subnormal = int(np.count_nonzero(np.less(bits, small_bits, out=flags)))
-    noise = S.ScaledSum.of(err, float(err.max()) if m else 0.0, rel)
-    stats.noise.parts.append(noise)
-    if cleared:
-        stats.noise.parts.append((math.inf, 0))
+    def drain(self, stats: S.TensorStats) -> None:
+        """Move the histograms accumulated so far into ``stats``."""
+        for i, bins in self.bins.items():
+            row = stats.rows[i]
+            if bins.zero_bin:  # the narrow route counts its exact zeros here
+                bins.exact = int(bins.counts[0])
+                row.zero += bins.exact
+            row.hist = row.hist.add(bins.drain())
+        if self.log2 is not None:
+            stats.log2_hist = stats.log2_hist.add(self.log2.drain())

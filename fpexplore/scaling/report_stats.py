@@ -6,10 +6,14 @@ relative errors; partials of any number of pieces and chunks combine
 (:meth:`RowStats.add`), in any order, to the same counts, maxima and histograms.
 
 **Relative errors** ``|q - x| / |x|`` over the nonzero finite inputs, computed in
-float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number).
+float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number). For
+inputs whose values are all float32s, ``|q - x|`` is formed in float32, where it
+is exact, and divided in float64: the same float64
+(:mod:`fpexplore.scaling.report_narrow`), whose bin is then the exact quotient's.
 
-**Quantiles** come from a histogram of those float64 values with 64 bins an
-octave, read straight off the bits (exponent and top 6 significand bits), over
+**Quantiles** come from a histogram of those float64 values with 64 bins a
+binade, read straight off the bits (exponent and top 6 significand bits; counted
+with ``np.add.at`` into :class:`Bins` a thread keeps for a chunk), over
 ``[2**-64, inf)``: every finite relative error above ``2**-64`` is binned exactly
 (no rounding into a format of at most 64 bits gives a nonzero relative error
 below that). Exact zeros, and results that became inf or NaN, have counts of
@@ -38,16 +42,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["QUANTILE_BOUND", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile"]
+__all__ = ["QUANTILE_BOUND", "Bins", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile"]
 
-REL_BITS = 6  # 2**REL_BITS bins an octave
+REL_BITS = 6  # 2**REL_BITS bins a binade
 _SHIFT = np.uint64(52 - REL_BITS)
 LOW_BIN = (1023 - 64) << REL_BITS  # the bin of 2**-64: smaller values share it
 _LOW_EDGE = 2.0**-64
 QUANTILE_BOUND = 1 + 2.0**-REL_BITS
 """A quantile read from the histogram lies within this factor above the exact one."""
-LOG2_BITS = 2  # the |x| histogram of the figure: quarter octaves
-_LOG2_SHIFT = np.uint64(52 - LOG2_BITS)
+LOG2_BITS = 2  # the |x| histogram of the figure: quarter binades
 N_LOG2_BINS = 2047 << LOG2_BITS  # every finite float64, by exponent and 2 top bits
 
 
@@ -98,6 +101,59 @@ class Hist:
 
     def total(self) -> int:
         return int(self.counts.sum())
+
+
+class Bins:
+    """Histogram counts accumulated piece after piece, drained into a :class:`Hist`.
+
+    Indexed by a non-negative float64's bits shifted right by ``52 - bits``
+    (every finite value has its bin; ``bits=REL_BITS``: 2**17 bins, 1 MiB), filled
+    with ``np.add.at`` (several times faster than ``np.bincount``, which scans
+    and converts its input first) into one array kept for the whole chunk. Bins
+    ``1 .. low - 1`` are never used (relative errors: ``low = LOW_BIN``, smaller
+    values are raised to ``2**-64`` or are exact zeros in bin 0), so a drain reads
+    bin 0 and bins ``low`` to the largest one filled. ``exact`` counts the values
+    to take out of bin ``low`` at the end (bin 0 is folded into it first: the exact
+    zeros, or the zero inputs of the ``|x|`` histogram, ``low = 0``); with
+    ``zero_bin``, bin 0 holds the exact zeros and nothing else, which
+    :meth:`fpexplore.scaling.report_rows.Work.drain` reads.
+
+    >>> b = Bins(low=LOW_BIN)
+    >>> rel = np.array([0.25, 0.25, 0.3, 0.0])
+    >>> b.add(np.maximum(rel, 2.0**-64).view(np.int64) >> (52 - REL_BITS), 0.3)
+    >>> b.exact = 1
+    >>> h = b.drain()
+    >>> bool(np.array_equal(h.counts, Hist.of(rel[:3]).counts)), h.offset == Hist.of(rel[:3]).offset
+    (True, True)
+    """
+
+    def __init__(self, bits: int = REL_BITS, *, low: int = 0, zero_bin: bool = False) -> None:
+        self.bits, self.low, self.zero_bin = bits, low, zero_bin
+        self.counts = np.zeros(2047 << bits, np.int64)
+        self.exact = 0
+        self.high = -1  # the largest bin filled so far
+
+    def add(self, index: np.ndarray, top: float) -> None:
+        """Count one value in each bin of ``index`` (an int64 array); ``top`` is the
+        largest of the values (finite)."""
+        np.add.at(self.counts, index, 1)
+        self.high = max(self.high, int(np.float64(top).view(np.uint64)) >> (52 - self.bits))
+
+    def drain(self) -> Hist:
+        """The counts so far as a :class:`Hist` (bin 0 folded into bin ``low``, less
+        ``exact``), and start again."""
+        counts, low = self.counts, self.low
+        zero, counts[0] = int(counts[0]), 0
+        counts[low] += zero - self.exact
+        window = counts[low : max(self.high, low) + 1]
+        self.exact, self.high = 0, -1
+        used = np.flatnonzero(window)
+        if not used.size:
+            return Hist()
+        first, last = int(used[0]), int(used[-1]) + 1
+        hist = Hist(low + first, window[first:last].copy())
+        window[:] = 0
+        return hist
 
 
 @dataclass
@@ -183,18 +239,6 @@ class TensorStats:
             self.finite + o.finite, self.nonzero + o.nonzero, max(self.amax, o.amax),
             self.log2_hist.add(o.log2_hist), self.signal.add(o.signal),
         )  # fmt: skip
-
-
-def log2_hist(a: np.ndarray, index: np.ndarray) -> Hist:
-    """Quarter-octave counts of the nonzero finite magnitudes ``a`` (zeros land in
-    bin 0 and are taken out by the caller)."""
-    np.right_shift(a.view(np.uint64), _LOG2_SHIFT, out=index)
-    signed = index.view(np.int64)
-    if not signed.size:
-        return Hist()
-    low = int(signed.min())
-    np.subtract(signed, low, out=signed)
-    return Hist(low, np.bincount(signed))
 
 
 def quantile(row: RowStats, q: float) -> float:

@@ -22,9 +22,11 @@ import numpy as np
 from .._kernels.blocks import _threads
 from . import report_stats as S
 from .report_chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
-from .report_rows import Row, RowPlan, Work, make_plan, piece_stats
+from .report_narrow import narrow_piece_stats
+from .report_rows import Row, RowPlan, Work, make_plan
+from .report_wide import wide_piece_stats
 
-__all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats"]
+__all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats", "piece_stats"]
 
 
 def needs_amax(rows: list[Row]) -> bool:
@@ -40,7 +42,13 @@ def piece_limit(shape: tuple[int, ...], axis: int, align: int) -> int:
 
 
 def chunk_amax(chunk: np.ndarray, work: Work | None = None) -> float:
-    """The largest finite magnitude of a chunk, read piece by piece."""
+    """The largest finite magnitude of a chunk: two reductions over a float chunk
+    (its largest and smallest value), else (non-finite values, other dtypes) read
+    piece by piece."""
+    if chunk.dtype.kind == "f" and chunk.size:
+        high, low = float(chunk.max()), float(chunk.min())
+        if math.isfinite(high) and math.isfinite(low):
+            return max(high, -low, 0.0)
     flat = chunk.reshape(-1) if chunk.flags.c_contiguous else None
     boxes = plan_chunks(chunk.shape, PIECE) if flat is None else None
     work = work or Work(PIECE)
@@ -61,6 +69,14 @@ def chunk_amax(chunk: np.ndarray, work: Work | None = None) -> float:
     return best
 
 
+def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
+    """The statistics of one piece (block axis last) for every row of ``plan``, by
+    the plan's route; its histograms go to ``w``'s bins (:meth:`Work.drain`)."""
+    if plan.narrow:
+        return narrow_piece_stats(piece, plan, w)
+    return wide_piece_stats(piece, plan, w)
+
+
 def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
                 pool: ThreadPoolExecutor | None = None) -> S.TensorStats:  # fmt: skip
     """The statistics of a chunk, its pieces shared among ``works`` (one per thread)."""
@@ -72,6 +88,8 @@ def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
         for box in boxes[t :: len(works)]:
             part = piece_stats(np.moveaxis(chunk[box], axis, -1), plan, works[t])
             total = part if total is None else total.add(part)
+        if total is not None:
+            works[t].drain(total)
         return total
 
     if pool is None or len(works) == 1 or len(boxes) == 1:
@@ -87,10 +105,13 @@ def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
 
 def numpy_stats(
     x: np.ndarray, rows: list[Row], axis: int, chunk_bytes: int = CHUNK_BYTES,
-    advance: Callable[[int], None] | None = None,
+    advance: Callable[[int], None] | None = None, *, figure: bool = True,
+    narrow: bool | None = None,
 ) -> tuple[S.TensorStats, float]:  # fmt: skip
     """Statistics of a numpy array (a memory map read chunk by chunk); ``advance``
-    is told how many values each chunk (of each pass) covered."""
+    is told how many values each chunk (of each pass) covered; ``figure=False``
+    leaves out the ``|x|`` histogram (only the report's figure reads it);
+    ``narrow=False`` takes the wide route whatever the dtype (for the tests)."""
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
     align = max([r.block.block_size for r in rows if r.block is not None], default=1)
     threads = min(_threads(x.size), 8)
@@ -103,7 +124,7 @@ def numpy_stats(
             release_pages(x)
             if advance:
                 advance(chunk.size)
-    plan = make_plan(rows, amax, x.dtype)
+    plan = make_plan(rows, amax, x.dtype, figure=figure, narrow=narrow)
     total: S.TensorStats | None = None
     with ThreadPoolExecutor(threads) if threads > 1 else _no_pool() as pool:
         for box in plan_chunks(x.shape, limit, axis=axis, align=align):

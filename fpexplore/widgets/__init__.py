@@ -26,7 +26,8 @@ try:
     import ipywidgets  # noqa: F401 - the modules below use it
 except ImportError as err:  # pragma: no cover - exercised without ipywidgets only
     raise ImportError(
-        'fpexplore.widgets needs ipywidgets; install it with: pip install "fpexplore[notebooks]"'
+        "fpexplore.widgets needs ipywidgets; install it from a clone of fpexplore (not on "
+        'PyPI yet): pip install -e ".[notebooks]"'
     ) from err
 
 from .arithmetic_explorer import ArithmeticExplorer

@@ -156,10 +156,12 @@ def test_formats_are_frozen_and_hashable() -> None:
     assert {fmt: 1}[get_format("half")] == 1
 
 
-def test_unknown_name_lists_known() -> None:
-    with pytest.raises(ValueError, match="float8_e4m3fn") as info:
+def test_unknown_name_suggests_known_ones() -> None:
+    with pytest.raises(ValueError, match="did you mean float16") as info:
         get_format("float17")
     assert "'float17'" in str(info.value)
+    with pytest.raises(ValueError, match="float8_e4m3fn"):
+        get_format("quad")
 
 
 @pytest.mark.parametrize("bad", [None, 3.5, 16, ["float16"]])

@@ -15,7 +15,9 @@ from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, number_texts
 OPTIONS = ["-f", "--bits", "--count", "--json", "--rounding", "--saturate", "--list-formats",
            "--color", "--range", "-h", "--version", "--frobnicate", "-", "--"]  # fmt: skip
 WORDS = ["all", "never", "always", "up", "down", "nearest_away", "toward_zero", "stochastic",
-         "0x3C00", "0b1", "0 1111 000", "half", "e4m3", "fp4", "nope", "", " "]  # fmt: skip
+         "0x3C00", "0b1", "0 1111 000", "half", "e4m3", "fp4", "nope", "", " ", "fp8", "mxfp4",
+         "nvfp4", "mxint8", "2**-24", "2^3", "-2**2", "1e-3 * 2**10", "sqrt(-1)", "nan + 1",
+         "1 + 1_", "e2m1,e3m2", "0x7C00"]  # fmt: skip
 
 tokens = st.one_of(
     st.sampled_from(OPTIONS),

@@ -102,6 +102,7 @@ def test_weights_h5_without_a_config(many_layers, tmp_path: Path) -> None:
 
 
 def test_sequential_and_subclassed_models(tmp_path: Path) -> None:
+    keras.backend.clear_session()  # automatic layer names (dense_1...) count from zero again
     keras.utils.set_random_seed(1)
     rng = np.random.default_rng(1)
     seq = keras.Sequential(

@@ -377,7 +377,7 @@ def test_missing_matplotlib_names_the_extra():
         "try:\n    import fpexplore.plot\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert 'pip install "fpexplore[plot]"' in out.stdout
+    assert 'pip install -e ".[plot]"' in out.stdout
 
 
 def test_mixed_figures_are_reexported_and_in_the_gallery():

@@ -53,7 +53,7 @@ def test_import_fpexplore_does_not_import_ipywidgets_or_matplotlib():
 def test_missing_ipywidgets_names_the_extra():
     result = run_python("import sys; sys.modules['ipywidgets'] = None; import fpexplore.widgets")
     assert result.returncode != 0
-    assert 'pip install "fpexplore[notebooks]"' in result.stderr
+    assert 'pip install -e ".[notebooks]"' in result.stderr
 
 
 # -- FloatExplorer: bits ----------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""Training in any format: a format policy for Keras 3 models on the JAX backend.
+
+:func:`emulate` makes a Keras model train with plain ``model.fit`` as if its
+matmuls and convolutions took their operands in one format, its gradients flowed in
+another, and its weights were stored in a third, each correctly rounded by
+``fpexplore.jax`` inside the jitted training step. :class:`FormatPolicy` says where
+and how; :data:`PRESETS` names the usual recipes (``"bfloat16"``, ``"fp8"``,
+``"mxfp4"``, ``"nvfp4"``...). Products accumulate in float32, as on tensor cores.
+
+Needs the ``keras`` extra (``pip install -e ".[keras]"`` from a clone). If Keras is
+not imported yet and ``KERAS_BACKEND`` is unset, :func:`emulate` chooses JAX.
+
+Examples
+--------
+>>> from fpexplore.keras import PRESETS, FormatPolicy
+>>> PRESETS["bfloat16_weights"].weights
+'bfloat16'
+>>> model = emulate(model, "fp8")  # doctest: +SKIP
+>>> model.fit(x, y)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .policy import SCALINGS, FormatPolicy, OperandSpec
+from .presets import PRESETS, get_policy
+
+if TYPE_CHECKING:
+    from .report import EmulationReport
+
+__all__ = ["PRESETS", "SCALINGS", "EmulationReport", "FormatPolicy", "OperandSpec", "emulate"]
+
+
+def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = ()) -> Any:
+    """Make ``model`` predict and train under ``policy``; returns the same model.
+
+    Parameters
+    ----------
+    model : keras.Model
+        A model not yet compiled, of float32 layers (the default dtype policy), on
+        Keras' JAX backend. Built or not: the weights of a model built later are
+        stored in the format when ``fit`` builds the optimizer.
+    policy : FormatPolicy or str
+        A policy, or the name of one of :data:`PRESETS`.
+    exclude : names of layers
+        Layers to leave in float32, as ``dtype="float32"`` opts one layer out of
+        Keras' mixed precision (the weights format still applies to their weights).
+
+    Returns
+    -------
+    keras.Model
+        ``model`` itself. Its ``Dense``, ``EinsumDense`` and ``Conv1D/2D/3D`` layers
+        round their operands into ``policy.forward`` and the gradient of their
+        output into ``policy.backward``; other layers run in float32.
+        ``model.fpexplore_report`` lists which layer is which (``model.summary()``
+        prints it too), ``model.fpexplore_policy`` is the policy. At ``compile``
+        the optimizer is wrapped to round the weights into ``policy.weights`` after
+        each step (keeping float32 masters if asked) and to scale the loss.
+
+    Notes
+    -----
+    ``model.save`` keeps the architecture and the weights as stored (on the
+    ``weights`` grid), not the emulation: ``keras.saving.load_model`` gives a
+    plain float32 model. Load it with ``compile=False`` and call ``emulate`` again.
+    """
+    from .model import emulate_model
+
+    return emulate_model(model, get_policy(policy), exclude=tuple(exclude))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EmulationReport":
+        from .report import EmulationReport
+
+        return EmulationReport
+    raise AttributeError(f"module 'fpexplore.keras' has no attribute {name!r}")

@@ -1,0 +1,34 @@
+"""Keras, imported on the JAX backend when nobody chose one before.
+
+Keras reads ``KERAS_BACKEND`` once, at its first import (its default is TensorFlow).
+When Keras is not imported yet and the variable is unset, this module sets it to
+``"jax"``; :func:`require_jax` then checks the backend Keras actually runs on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+NEEDS = 'fpexplore.keras needs Keras 3 and JAX: pip install -e ".[keras]" (from a clone)'
+
+if "keras" not in sys.modules:
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+try:
+    import keras
+except ImportError as error:  # pragma: no cover - exercised without the keras extra
+    raise ImportError(f"{NEEDS} ({error})") from None
+
+__all__ = ["keras", "require_jax"]
+
+
+def require_jax() -> Any:
+    """Keras itself, or a ValueError naming the backend it runs on if that is not JAX."""
+    backend = keras.backend.backend()
+    if backend != "jax":
+        raise ValueError(
+            f"fpexplore.keras emulates formats on Keras' JAX backend, but this Keras runs on "
+            f"{backend!r}: set KERAS_BACKEND=jax before the first `import keras`"
+        )
+    return keras

@@ -1,0 +1,223 @@
+"""Emulated layers: Dense, EinsumDense and Conv1D/2D/3D computing under a policy.
+
+:func:`emulate_layer` changes one layer in place (built or not). Its matmul (or einsum, or
+convolution) takes operands rounded into the policy's forward format, sums in float32,
+and rounds the gradient of its output into the backward format on the way back
+(:mod:`fpexplore.keras.operands`); the bias, the activation and everything else
+stay as Keras wrote them. Dense and EinsumDense get a ``call`` of the same steps as
+Keras' own; a convolution keeps Keras' ``call`` and gets its ``convolution_op``
+wrapped. The state this needs (amax histories, a seed generator) lives in a small
+:class:`FormatState` sublayer, whose variables ``model.save`` does not write, so a
+saved model is a plain Keras model.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from .. import jax as fpx_jax
+from ._backend import keras
+from .operands import backward_rounded, forward_operand
+from .policy import FormatPolicy, OperandSpec
+
+__all__ = ["EMULATED", "FormatState", "emulate_layer", "kind_of"]
+
+EMULATED = (
+    keras.layers.Dense,
+    keras.layers.EinsumDense,
+    keras.layers.Conv1D,
+    keras.layers.Conv2D,
+    keras.layers.Conv3D,
+)
+"""The layer classes :func:`emulate_layer` knows (and their subclasses)."""
+
+
+def kind_of(layer: Any) -> str | None:
+    """``"dense"``, ``"einsum"``, ``"conv"`` or None (not emulated)."""
+    if isinstance(layer, keras.layers.EinsumDense):
+        return "einsum"
+    if isinstance(layer, keras.layers.Dense):
+        return "dense"
+    if isinstance(layer, keras.layers.Conv1D | keras.layers.Conv2D | keras.layers.Conv3D):
+        return "conv"
+    return None
+
+
+class FormatState(keras.layers.Layer):
+    """The state of one emulated layer: amax histories and stochastic seeds.
+
+    ``inputs_amax_history`` and ``kernel_amax_history`` (non-trainable) are updated
+    by the forward pass in training; ``grad_amax_history`` is trainable with
+    ``overwrite_with_gradient``: the backward pass returns its new value as its
+    gradient, as Keras' float8 layers do. None of them is saved.
+    """
+
+    def __init__(self, policy: FormatPolicy, seed: int, **kwargs: Any) -> None:
+        super().__init__(dtype="float32", **kwargs)
+        forward, backward = policy.forward_spec, policy.backward_spec
+        history = {
+            "shape": (policy.amax_history_len,),
+            "initializer": "zeros",
+            "dtype": "float32",
+            "autocast": False,
+        }
+        self.inputs_amax_history = self.kernel_amax_history = self.grad_amax_history = None
+        if forward is not None and forward.scaling == "delayed":
+            self.inputs_amax_history = self.add_weight(
+                name="inputs_amax_history", trainable=False, **history
+            )
+            self.kernel_amax_history = self.add_weight(
+                name="kernel_amax_history", trainable=False, **history
+            )
+        if backward is not None and backward.scaling == "delayed":
+            self.grad_amax_history = self.add_weight(
+                name="grad_amax_history", trainable=True, overwrite_with_gradient=True, **history
+            )
+        stochastic = any(s is not None and s.rounding == "stochastic" for s in (forward, backward))
+        self.seed_generator = keras.random.SeedGenerator(seed) if stochastic else None
+        self.built = True
+
+    def keys(self) -> tuple[Any, Any, Any]:
+        """Three fresh keys (inputs, kernel, gradient), or Nones without stochastic rounding."""
+        if self.seed_generator is None:
+            return None, None, None
+        state = self.seed_generator.next()
+        key = jax.random.fold_in(jax.random.fold_in(jax.random.key(0), state[0]), state[1])
+        return jax.random.fold_in(key, 0), jax.random.fold_in(key, 1), jax.random.fold_in(key, 2)
+
+    def save_own_variables(self, store: Any) -> None:
+        """Nothing is saved: a saved emulated model loads as a plain Keras model."""
+
+    def load_own_variables(self, store: Any) -> None:
+        """Nothing to load (see :meth:`save_own_variables`)."""
+
+
+class _Emulation:
+    """One layer's rounding: the policy's specs, its state, and the training flag."""
+
+    def __init__(self, layer: Any, policy: FormatPolicy, state: FormatState) -> None:
+        self.layer = layer
+        self.forward: OperandSpec | None = policy.forward_spec
+        self.backward: OperandSpec | None = policy.backward_spec
+        self.state = state
+        self.training = False
+
+    def _operand(self, x: Any, spec: OperandSpec, variable: Any, axis: int, key: Any) -> Any:
+        history = None
+        if variable is not None:
+            history = keras.ops.convert_to_tensor(variable)
+            if self.training:
+                variable.assign(fpx_jax.record_amax(history, x))
+        return forward_operand(x, spec, axis=axis, key=key, history=history)
+
+    def product(
+        self, op: Callable[[Any, Any], Any], inputs: Any, kernel: Any, axes: tuple[int, int]
+    ) -> Any:
+        """``op(inputs, kernel)`` on rounded operands, its gradient rounded on the way back."""
+        keys = self.state.keys()
+        kernel = keras.ops.convert_to_tensor(kernel)
+        if self.forward is not None:
+            inputs = self._operand(
+                inputs, self.forward, self.state.inputs_amax_history, axes[0], keys[0]
+            )
+            kernel = self._operand(
+                kernel, self.forward, self.state.kernel_amax_history, axes[1], keys[1]
+            )
+        outputs = op(inputs, kernel)
+        if self.backward is not None:
+            history = self.state.grad_amax_history
+            if history is not None:
+                history = keras.ops.convert_to_tensor(history)
+            outputs = backward_rounded(outputs, self.backward, key=keys[2], history=history)
+        return outputs
+
+
+def _einsum_axes(equation: str) -> tuple[int, int]:
+    """The axis of each operand that the einsum sums over (the last such letter)."""
+    operands, output = equation.replace(" ", "").split("->")
+    left, right = operands.split(",")
+    summed = [c for c in left if c in right and c not in output and c != "."]
+    if not summed:
+        return -1, 0
+    letter = summed[-1]
+
+    def axis(term: str) -> int:
+        if "..." not in term:
+            return term.index(letter)
+        head, tail = term.split("...")  # the ellipsis stands for any number of axes
+        return head.index(letter) if letter in head else tail.index(letter) - len(tail)
+
+    return axis(left), axis(right)
+
+
+def _accept_training(layer: Any, call: Callable[..., Any]) -> None:
+    """Install ``call`` (which takes ``training``) and tell Keras to pass it."""
+    layer.call = call
+    layer._call_signature = inspect.signature(call)
+    layer.call_signature_parameters = list(layer._call_signature.parameters)
+    layer._call_has_training_arg = True
+    layer._call_has_context_arg = {**layer._call_has_context_arg, "training": True}
+
+
+def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
+    """Make ``layer`` compute under ``policy`` (in place); returns its state."""
+    kind = kind_of(layer)
+    if kind is None:
+        raise TypeError(f"{type(layer).__name__} layers are not emulated")
+    locked = layer._tracker.locked
+    layer._tracker.unlock()  # a built layer is locked against new state, as in Keras' quantize
+    state = FormatState(policy, seed, name=f"{layer.name}_format_state")
+    layer._fpexplore_state = state
+    if locked:
+        layer._tracker.lock()
+    emulation = _Emulation(layer, policy, state)
+
+    if kind == "conv":
+        channels = -1 if layer.data_format == "channels_last" else 1
+        convolve = layer.convolution_op
+        call = layer.call
+
+        def convolution_op(inputs: Any, kernel: Any) -> Any:
+            return emulation.product(convolve, inputs, kernel, (channels, -2))
+
+        def conv_call(inputs: Any, training: Any = None) -> Any:
+            emulation.training = bool(training)
+            try:
+                return call(inputs)
+            finally:
+                emulation.training = False
+
+        layer.convolution_op = convolution_op
+        _accept_training(layer, conv_call)
+        return state
+
+    if kind == "dense":
+        axes = (-1, 0)
+
+        def op(a: Any, b: Any) -> Any:
+            return keras.ops.matmul(a, b)
+
+    else:
+        axes = _einsum_axes(layer.equation)
+
+        def op(a: Any, b: Any) -> Any:
+            return keras.ops.einsum(layer.equation, a, b)
+
+    def dense_call(inputs: Any, training: Any = None) -> Any:
+        emulation.training = bool(training)
+        try:
+            x = emulation.product(op, inputs, layer.kernel, axes)
+        finally:
+            emulation.training = False
+        if layer.bias is not None:
+            x = keras.ops.add(x, layer.bias)
+        if layer.activation is not None:
+            x = layer.activation(x)
+        return x
+
+    _accept_training(layer, dense_call)
+    return state

@@ -1,0 +1,131 @@
+"""``emulate(model, policy)``: a Keras model made to train under a format policy.
+
+How a model changes, in place:
+
+* its trainable variables are rounded into ``policy.weights`` (to nearest) at once, or,
+  for a model not built yet, when the optimizer is built at the start of ``fit``;
+* each Dense, EinsumDense and Conv1D/2D/3D layer gets its rounding
+  (:mod:`fpexplore.keras.layers`); every other layer runs in float32;
+* ``model.compile`` is wrapped: the optimizer it makes is wrapped in a
+  :class:`~fpexplore.keras.optimizer.FormatOptimizer` (weights, masters), over a
+  ``LossScaleOptimizer`` for ``loss_scale="dynamic"``;
+* ``model.summary()`` ends with the :class:`~fpexplore.keras.EmulationReport`, also
+  at ``model.fpexplore_report``; the policy is ``model.fpexplore_policy``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import round_to
+from .policy import FormatPolicy
+from .presets import PRESETS
+
+__all__ = ["emulate_model"]
+
+
+def _check(model: Any, keras: Any, layers: list[Any]) -> None:
+    if not isinstance(model, keras.Model):
+        raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
+    if getattr(model, "fpexplore_policy", None) is not None:
+        raise ValueError(f"model {model.name!r} is emulated already; build a fresh model")
+    if getattr(model, "compiled", False):
+        raise ValueError(
+            f"model {model.name!r} is compiled already: call emulate before compile "
+            "(a loaded model: keras.saving.load_model(path, compile=False))"
+        )
+    from .layers import kind_of
+
+    for layer in layers:
+        if kind_of(layer) is None:
+            continue
+        if layer.compute_dtype != "float32" or layer.variable_dtype != "float32":
+            raise ValueError(
+                f"layer {layer.name!r} has dtype policy {layer.dtype_policy.name!r}; emulate "
+                "rounds in float32: build the model under the 'float32' dtype policy"
+            )
+        if getattr(layer, "quantization_mode", None) is not None:
+            raise ValueError(
+                f"layer {layer.name!r} is quantized already ({layer.quantization_mode!r})"
+            )
+
+
+def _round_weights(variables: list[Any], fmt: str) -> None:
+    for variable in variables:
+        stored = round_to(np.asarray(variable.value, dtype=np.float32), fmt)
+        variable.assign(stored.astype(np.float32))
+
+
+def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
+    from .optimizer import FormatOptimizer
+
+    compile_model = model.compile
+
+    def compile(*args: Any, **kwargs: Any) -> None:
+        compile_model(*args, **kwargs)
+        inner = model.optimizer
+        if inner is None:
+            return
+        if policy.loss_scale == "dynamic":
+            if not isinstance(inner, keras.optimizers.LossScaleOptimizer):
+                inner = keras.optimizers.LossScaleOptimizer(inner)
+        elif policy.loss_scale is not None:
+            inner.loss_scale_factor = float(policy.loss_scale)
+        model.optimizer = FormatOptimizer(inner, policy)
+
+    compile.__doc__ = compile_model.__doc__
+    object.__setattr__(model, "compile", compile)
+
+
+def _wrap_summary(model: Any) -> None:
+    summarize = model.summary
+
+    def summary(*args: Any, print_fn: Any = None, **kwargs: Any) -> None:
+        summarize(*args, print_fn=print_fn, **kwargs)
+        text = str(model.fpexplore_report)
+        if print_fn is None:
+            print(text)
+        else:
+            for line in text.splitlines():
+                print_fn(line)
+
+    summary.__doc__ = summarize.__doc__
+    object.__setattr__(model, "summary", summary)
+
+
+def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] = ()) -> Any:
+    """The body of :func:`fpexplore.keras.emulate` (``policy`` already resolved)."""
+    from ._backend import require_jax
+
+    keras = require_jax()
+    from .layers import FormatState, emulate_layer, kind_of
+    from .report import EmulationReport
+
+    layers = [
+        layer
+        for layer in model._flatten_layers(include_self=False, recursive=True)
+        if not isinstance(layer, FormatState | keras.layers.InputLayer)
+    ]
+    _check(model, keras, layers)
+    unknown = sorted(set(exclude) - {layer.name for layer in layers})
+    if unknown:
+        raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
+    if policy.weights is not None and model.built:  # else the optimizer rounds them, when built
+        weights = [v for v in model.trainable_variables if not v.overwrite_with_gradient]
+        _round_weights(weights, policy.weights)
+    rounds = policy.forward_spec is not None or policy.backward_spec is not None
+    rows = []
+    for index, layer in enumerate(layers):
+        emulated = rounds and kind_of(layer) is not None and layer.name not in exclude
+        if emulated:
+            emulate_layer(layer, policy, seed=policy.seed * 7919 + index)
+        rows.append((layer.name, type(layer).__name__, emulated))
+    name = next((k for k, v in PRESETS.items() if v is policy), "custom")
+    report = EmulationReport(policy, name, tuple(rows))
+    object.__setattr__(model, "fpexplore_policy", policy)
+    object.__setattr__(model, "fpexplore_report", report)
+    _wrap_compile(model, policy, keras)
+    _wrap_summary(model)
+    return model

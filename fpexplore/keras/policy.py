@@ -1,0 +1,213 @@
+"""A format policy: where a training step rounds, into which format, and how.
+
+A :class:`FormatPolicy` names three places of a training step where numbers are
+rounded, each with a format of its own (``None`` keeps float32 there):
+
+* ``forward``: the two operands of every matmul and convolution, the layer's input
+  and its kernel, rounded before they are multiplied. The products are summed in
+  float32, as tensor cores accumulate, and the layer's output stays float32;
+* ``backward``: the gradient flowing into each such layer's output (``dY``),
+  rounded before it meets the transposed operands in the two gradient matmuls;
+* ``weights``: the trainable variables as they are stored after each optimizer
+  step, optionally behind a float32 master copy that the optimizer updates.
+
+An operand may be scaled before it is rounded: ``"per_tensor"`` (by the tensor's own
+amax), ``"delayed"`` (by the largest amax of the previous steps, as Transformer Engine
+and Keras' float8 layers do) or a block format (``"mxfp8_e4m3"``, ``"mxfp4"``,
+``"nvfp4"``...: a scale per block of 32 or 16 values along the summed axis).
+
+Nothing here imports Keras or JAX: a policy is plain data, checked when it is made.
+
+Examples
+--------
+>>> p = FormatPolicy("float8_e4m3fn", "float8_e5m2", scaling="delayed")
+>>> p
+FormatPolicy(forward='float8_e4m3fn', backward='float8_e5m2', scaling='delayed')
+>>> p.backward_spec.scaling  # the backward pass follows the forward's scaling
+'delayed'
+>>> FormatPolicy("e4m3", scaling="per_tensor").forward  # aliases become names
+'float8_e4m3fn'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .specs import (
+    SCALINGS,
+    WEIGHT_ROUNDINGS,
+    OperandSpec,
+    backward_block,
+    check_format,
+    check_rounding,
+    check_scaling,
+    is_positive,
+    operand,
+)
+
+__all__ = ["SCALINGS", "WEIGHT_ROUNDINGS", "FormatPolicy", "OperandSpec"]
+
+
+@dataclass(frozen=True)
+class FormatPolicy:
+    """Where a Keras model's training step rounds, and into which formats.
+
+    Parameters
+    ----------
+    forward : format spec or None
+        Format of the operands of every matmul and convolution (layer inputs and
+        kernels). ``None``: float32.
+    backward : format spec or None
+        Format of the gradient into each such layer's output (``dY``).
+    weights : format spec or None
+        Storage format of the trainable variables after each optimizer step.
+    scaling : str
+        ``"none"``, ``"per_tensor"``, ``"delayed"`` or a block format name
+        (``"mxfp8_e4m3"``, ``"mxfp4"``, ``"nvfp4"``...) for the forward operands.
+        With a block format, ``forward`` may be omitted: it is the block's element
+        format.
+    backward_scaling : str or None
+        The same for ``dY``; ``None`` follows ``scaling`` (a block format
+        switches to its sibling with ``backward``'s elements, e.g. ``mxfp8_e5m2``).
+    rounding, backward_rounding : str
+        Rounding mode of the forward operands, and of ``dY`` (``None``: as
+        ``rounding``). Any of ``fpexplore.ROUNDING_MODES``; ``"stochastic"`` draws
+        fresh random bits at every step.
+    weight_rounding : str
+        ``"nearest_even"`` or ``"stochastic"``: how the weights are rounded into
+        ``weights`` after each step.
+    master_weights : bool
+        Keep a float32 master copy of each weight: the optimizer updates the master,
+        and the stored (and used) weight is its rounding into ``weights``.
+    seed : int
+        Seed of every stochastic rounding.
+    loss_scale : None, "dynamic" or float
+        Multiply the loss before differentiating it (and divide the gradients
+        after): ``"dynamic"`` as Keras' ``LossScaleOptimizer`` does, or a fixed
+        factor. Keeps small float16 gradients from underflowing.
+    amax_history_len : int
+        Steps remembered by ``"delayed"`` scaling.
+
+    Notes
+    -----
+    Products are accumulated in float32, as tensor cores accumulate FP16, BF16, FP8
+    and FP4 products: only the operands are rounded, never the running sums. Biases,
+    activations, normalizations and the loss run in float32; so do the layers that
+    :func:`~fpexplore.keras.emulate` does not emulate.
+
+    Examples
+    --------
+    >>> print(FormatPolicy("bfloat16", "bfloat16", "bfloat16", master_weights=True))
+    FormatPolicy
+      forward    bfloat16, no scaling, nearest even   (inputs and kernels of each matmul/conv)
+      backward   bfloat16, no scaling, nearest even   (gradient into each matmul/conv output)
+      weights    bfloat16, nearest even, float32 master copy
+      accumulate float32
+    >>> FormatPolicy(scaling="mxfp4").forward
+    'float4_e2m1fn'
+    >>> FormatPolicy("float8_e4m3fn", scaling="zoom")
+    Traceback (most recent call last):
+    ...
+    ValueError: scaling: unknown scaling 'zoom'; expected one of 'none', 'per_tensor', \
+'delayed', 'mxfp8_e4m3', 'mxfp8_e5m2', 'mxfp6_e3m2', 'mxfp6_e2m3', 'mxfp4', 'mxint8', 'nvfp4'
+    """
+
+    forward: str | None = None
+    backward: str | None = None
+    weights: str | None = None
+    _: dataclasses.KW_ONLY
+    scaling: str = "none"
+    backward_scaling: str | None = None
+    rounding: str = "nearest_even"
+    backward_rounding: str | None = None
+    weight_rounding: str = "nearest_even"
+    master_weights: bool = False
+    seed: int = 0
+    loss_scale: str | float | None = None
+    amax_history_len: int = 16
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__
+        put(self, "forward", check_format(self.forward, "forward"))
+        put(self, "backward", check_format(self.backward, "backward"))
+        put(self, "weights", check_format(self.weights, "weights"))
+        put(self, "scaling", check_scaling(self.scaling, "scaling"))
+        if self.backward_scaling is not None:
+            put(self, "backward_scaling", check_scaling(self.backward_scaling, "backward_scaling"))
+        check_rounding(self.rounding, "rounding")
+        if self.backward_rounding is not None:
+            check_rounding(self.backward_rounding, "backward_rounding")
+        check_rounding(self.weight_rounding, "weight_rounding", WEIGHT_ROUNDINGS)
+        if not isinstance(self.master_weights, bool):
+            raise TypeError(f"master_weights must be True or False, got {self.master_weights!r}")
+        if self.master_weights and self.weights is None:
+            raise ValueError("master_weights=True needs a weights format to round the master into")
+        for name in ("seed", "amax_history_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (name != "seed"):
+                least = "0" if name == "seed" else "1"
+                raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+        scale = self.loss_scale
+        if not (scale is None or scale == "dynamic" or is_positive(scale)):
+            raise ValueError(
+                f"loss_scale: expected None, 'dynamic' or a positive number, got {scale!r}"
+            )
+        self.forward_spec  # noqa: B018  (resolves and checks both operand kinds)
+        self.backward_spec  # noqa: B018
+        if self.forward_spec is not None and self.forward is None:
+            put(self, "forward", self.forward_spec.format)
+        if self.backward_spec is not None and self.backward is None:
+            put(self, "backward", self.backward_spec.format)
+
+    @property
+    def forward_spec(self) -> OperandSpec | None:
+        """The forward operands' format, scaling and rounding (None: float32)."""
+        return operand(self.forward, self.scaling, self.rounding, "forward", self.amax_history_len)
+
+    @property
+    def backward_spec(self) -> OperandSpec | None:
+        """The format, scaling and rounding of ``dY`` (None: float32)."""
+        scaling = self.backward_scaling
+        if scaling is None:
+            scaling = self.scaling
+            if scaling not in SCALINGS:
+                scaling = backward_block(scaling, self.backward)
+            elif self.backward is None:
+                scaling = "none"
+        rounding = self.backward_rounding or self.rounding
+        return operand(self.backward, scaling, rounding, "backward", self.amax_history_len)
+
+    @property
+    def is_float32(self) -> bool:
+        """True when the policy rounds nothing (plain float32 training)."""
+        nothing = (self.forward_spec, self.backward_spec, self.weights, self.loss_scale)
+        return all(part is None for part in nothing)
+
+    def __repr__(self) -> str:
+        defaults = {f.name: f.default for f in dataclasses.fields(self) if f.name != "_"}
+        changed = [
+            f"{name}={getattr(self, name)!r}"
+            for name, default in defaults.items()
+            if getattr(self, name) != default
+        ]
+        return f"FormatPolicy({', '.join(changed)})"
+
+    def __str__(self) -> str:
+        lines = ["FormatPolicy"]
+        for label, spec, where in (
+            ("forward", self.forward_spec, "inputs and kernels of each matmul/conv"),
+            ("backward", self.backward_spec, "gradient into each matmul/conv output"),
+        ):
+            text = "float32" if spec is None else spec.describe()
+            lines.append(f"  {label:10} {text}   ({where})")
+        if self.weights is None:
+            lines.append("  weights    float32")
+        else:
+            master = ", float32 master copy" if self.master_weights else ""
+            rounding = self.weight_rounding.replace("_", " ")
+            lines.append(f"  weights    {self.weights}, {rounding}{master}")
+        if self.loss_scale is not None:
+            lines.append(f"  loss scale {self.loss_scale}")
+        lines.append("  accumulate float32")
+        return "\n".join(lines)
