@@ -15,7 +15,9 @@ that the format rounds, in every mode, exactly as it would the exact value:
   quotient), and an inexact ``r`` with an even last bit steps one place toward
   the exact value. A format of at most 51 significand bits whose smallest
   subnormal is at least ``2**-1072`` rounds that float64 as it would the exact
-  value (Boldo and Melquiond 2008). Elements outside the range where the error
+  value (Boldo and Melquiond 2008). Only the results that lie on one of the
+  format's values or midpoints (or below its normals) can round otherwise than
+  the exact value does, so only those take this step. Elements outside the range where the error
   is exact (tiny or huge results, integers beyond ``2**53``) get the same odd
   float64 from the exact value, computed with Fractions.
 
@@ -146,9 +148,24 @@ def _all(condition: Any) -> bool:
     return bool(np.all(condition))
 
 
-def odd_product(x: np.ndarray, scale: Any) -> np.ndarray:
+def _beside(r: np.ndarray, fmt: Format | None) -> np.ndarray:
+    """Where the exact value beside a correctly rounded float64 ``r`` might round
+    into ``fmt`` otherwise than ``r`` does: ``r`` on a value of ``fmt`` or on a
+    midpoint between two (its bits below the format's precision plus one all zero),
+    below the format's smallest normal, zero, inf or NaN. Elsewhere every such
+    boundary is a float64 at least one float64 step from ``r``, while the exact value
+    is within half a step: both round alike. Everywhere when ``fmt`` is None."""
+    if fmt is None:
+        return np.ones(r.shape, bool)
+    low = np.uint64((1 << (52 - fmt.mantissa_bits - 1)) - 1)
+    magnitude = np.abs(r)
+    return ((r.view(np.uint64) & low) == 0) | ~(magnitude >= fmt.smallest_normal) | ~np.isfinite(r)
+
+
+def odd_product(x: np.ndarray, scale: Any, fmt: Format | None = None) -> np.ndarray:
     """``x * scale`` (``scale`` positive: a float or an array that broadcasts to
-    ``x``) as float64, exact or rounded to odd (see the module notes)."""
+    ``x``) as float64, exact or rounded to odd (see the module notes); with ``fmt``,
+    rounded to odd only where that can matter to ``fmt`` (:func:`_beside`)."""
     x64 = _as_float64(x)
     given = np.asarray(scale, dtype=np.float64)
     s = np.broadcast_to(given, x64.shape)
@@ -161,10 +178,14 @@ def odd_product(x: np.ndarray, scale: Any) -> np.ndarray:
         elif _all(np.frexp(given)[0] == 0.5):  # powers of two: exact unless it underflows
             slow = (np.abs(r) < 2.0**-1022) | ~np.isfinite(r)
         else:
-            r, e = _two_product(x64, s)
-            ok = _in_range(r, x64, s) | (x64 == 0)
-            _step_to_odd(r, ok & (e != 0), e > 0)
-            slow = ~ok
+            near = _beside(r, fmt)
+            a, b = x64[near], s[near]
+            p, e = _two_product(a, b)
+            ok = _in_range(p, a, b) | (a == 0)
+            _step_to_odd(p, ok & (e != 0), e > 0)
+            r[near] = p
+            slow = np.zeros(x64.shape, bool)
+            slow[near] = ~ok
     flat = s.reshape(-1)
     _finish(r, x, x64, slow, lambda v, i: v * Fraction(float(flat[i])))
     return r
@@ -183,11 +204,15 @@ def odd_quotient(x: np.ndarray, divisor: Any, fmt: Format, *, narrow: bool = Fal
         if (narrow or _narrow(x)) and short:  # 24-bit x, 28-bit d: never beside a midpoint
             slow = (np.abs(q) < 2.0**-1022) | ~np.isfinite(q)
         else:
-            p, e = _two_product(q, d)
-            remainder = (x64 - p) - e  # x - q d, exactly (q correctly rounded)
-            ok = _in_range(p, q, d) | (x64 == 0)
-            _step_to_odd(q, ok & (remainder != 0), remainder > 0)
-            slow = ~ok
+            near = _beside(q, fmt)
+            a, b, t = x64[near], d[near], q[near]
+            p, e = _two_product(t, b)
+            remainder = (a - p) - e  # x - q d, exactly (q correctly rounded)
+            ok = _in_range(p, t, b) | (a == 0)
+            _step_to_odd(t, ok & (remainder != 0), remainder > 0)
+            q[near] = t
+            slow = np.zeros(x64.shape, bool)
+            slow[near] = ~ok
     flat = d.reshape(-1)
     _finish(q, x, x64, slow, lambda v, i: v / Fraction(float(flat[i])))
     return q
@@ -233,4 +258,4 @@ def round_scaled(
     if not rounds_odd_float64(fmt):  # float64 itself: each element from its exact product
         exact_of = lambda v: v * Fraction(scale)  # noqa: E731
         return round_exact_elements(x, exact_of, fmt, rounding, overflow, rng)
-    return round_values(odd_product(x, scale), fmt, rounding, overflow=overflow, rng=rng)
+    return round_values(odd_product(x, scale, fmt), fmt, rounding, overflow=overflow, rng=rng)

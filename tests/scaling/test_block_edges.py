@@ -60,6 +60,24 @@ def test_float64_inputs_round_once(name: str, mode: str) -> None:
     _check(x, name, mode)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_nvfp4_quotients_beside_a_midpoint(mode: str) -> None:
+    """Elements one to four float64 steps from m * s * g for E2M1's values and
+    midpoints m. (A quotient by a divisor of 28 bits never lands on such a point
+    in float64 unless it is one; the quotients are rounded to odd all the same.)"""
+    amax = 2688 * 1.3  # g = float32(1.3), no power of two
+    g = float(np.float32(amax / 2688))
+    divisor = float(quantize_blocks(np.array([amax] * 16), "nvfp4").scale_values[0]) * g
+    mids = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 1.0, 3.0])
+    x = mids * divisor
+    for _ in range(2):
+        x = np.concatenate([x, np.nextafter(x, np.inf), np.nextafter(x, 0.0)])
+    x = np.concatenate([x, -x])
+    blocks = [np.concatenate([[amax], x[i : i + 15]]) for i in range(0, x.size, 15)]
+    padded = [np.pad(b, (0, 16 - b.size)) for b in blocks]
+    _check(np.concatenate(padded), "nvfp4", mode)
+
+
 def _grid(element: str) -> list[float]:
     from tests.oracle import finite_values
 

@@ -86,6 +86,33 @@ def test_scaled_values_round_once_from_the_exact_product(name: str) -> None:
             assert t.values.dtype == np.float64, dtype
 
 
+@pytest.mark.parametrize("name", FORMATS)
+def test_products_that_float64_rounds_onto_a_boundary(name: str) -> None:
+    """x beside b / s for values and midpoints b of the format: the float64 product
+    often lands exactly on b while the exact one lies beside it."""
+    f = fpx.get_format(name)
+    rng = np.random.default_rng(len(name))
+    values = fpx.round_to(np.concatenate([rng.uniform(0.5, 8.0, 40), [f.max, 3 * f.smallest_normal,
+                                          f.smallest_normal]]), name)  # fmt: skip
+    above = fpx.next_up(values, name)
+    bounds = np.concatenate([values, (values + above) / 2])
+    bounds = bounds[np.isfinite(bounds) & (bounds > 0)]
+    history = [f.max / 3.7]  # s = 3.7 as float32: no power of two
+    scale = compute_scale(history[0], name)
+    x = bounds / scale
+    with np.errstate(over="ignore"):
+        for _ in range(3):
+            x = np.concatenate([x, np.nextafter(x, np.inf), np.nextafter(x, 0.0)])
+    x = x[np.isfinite(x)]
+    x = np.concatenate([x, -x])
+    with np.errstate(over="ignore"):
+        assert np.isin(np.abs(x) * scale, bounds).any()  # float64 lands on a boundary
+    for rounding in MODES:
+        t = scale_per_tensor(x, name, rounding=rounding, recipe="delayed", amax_history=history)
+        assert t.scale == scale
+        _check_scaled(t, x, rounding, "saturate")
+
+
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float64"])
 def test_stochastic_rounding_stays_between_the_neighbours(name: str) -> None:
     x = np.random.default_rng(1).standard_normal(500)
