@@ -151,15 +151,20 @@ def _all(condition: Any) -> bool:
 def _beside(r: np.ndarray, fmt: Format | None) -> np.ndarray:
     """Where the exact value beside a correctly rounded float64 ``r`` might round
     into ``fmt`` otherwise than ``r`` does: ``r`` on a value of ``fmt`` or on a
-    midpoint between two (its bits below the format's precision plus one all zero),
-    below the format's smallest normal, zero, inf or NaN. Elsewhere every such
+    midpoint between two (its bits below the format's precision plus one all zero;
+    below the smallest normal, a multiple of half the least quantum), zero, inf or
+    NaN. Elsewhere every such
     boundary is a float64 at least one float64 step from ``r``, while the exact value
     is within half a step: both round alike. Everywhere when ``fmt`` is None."""
     if fmt is None:
         return np.ones(r.shape, bool)
     low = np.uint64((1 << (52 - fmt.mantissa_bits - 1)) - 1)
-    magnitude = np.abs(r)
-    return ((r.view(np.uint64) & low) == 0) | ~(magnitude >= fmt.smallest_normal) | ~np.isfinite(r)
+    near = ((r.view(np.uint64) & low) == 0) | ~np.isfinite(r)
+    small = np.abs(r) < fmt.smallest_normal  # the subnormal grid: multiples of a half quantum
+    if small.any():
+        halves = np.ldexp(r[small], -(fmt.emin - fmt.mantissa_bits - 1))
+        near[small] = halves == np.floor(halves)  # zero too (a product that underflowed)
+    return near
 
 
 def odd_product(x: np.ndarray, scale: Any, fmt: Format | None = None) -> np.ndarray:
