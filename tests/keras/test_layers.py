@@ -9,6 +9,8 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.keras import FormatPolicy, emulate
+
+pytest.importorskip("jax")  # the layers' module imports JAX (the keras extra, Python 3.11+)
 from fpexplore.keras.layers import _einsum_axes
 
 
