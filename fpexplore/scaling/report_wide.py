@@ -37,6 +37,7 @@ from .._kernels.round_nearest import (
     round_nearest,
     rounded_magnitudes,
 )
+from .._kernels.scaled import odd_product
 from ..formats import Format
 from . import report_stats as S
 from .block_formats import _element_values
@@ -156,8 +157,9 @@ def _row_stats(
             stats.clipped = round_nearest(ref, rounder, q, w.nearest)
             if not plan.exact_product:
                 _correct_ties(x, scale, ref, rounder, q, w)
-        else:
-            q[...] = K.round_values(ref, row.fmt, overflow="saturate")
+        else:  # the general route: the float64 product rounded to odd, then once
+            product = ref if plan.exact_product else odd_product(x, scale, row.fmt)
+            q[...] = K.round_values(product, row.fmt, overflow="saturate")
             stats.clipped = int(np.count_nonzero(_overflowing(ref, row.fmt)))
         mags = np.abs(q, out=w.mags[:m])
         den = np.multiply(den, scale, out=w.sden[:m])
