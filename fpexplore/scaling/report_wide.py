@@ -37,7 +37,7 @@ from .._kernels.round_nearest import (
     round_nearest,
     rounded_magnitudes,
 )
-from .._kernels.scaled import odd_product
+from .._kernels.scaled import round_scaled
 from ..formats import Format
 from . import report_stats as S
 from .block_formats import _element_values
@@ -157,9 +157,11 @@ def _row_stats(
             stats.clipped = round_nearest(ref, rounder, q, w.nearest)
             if not plan.exact_product:
                 _correct_ties(x, scale, ref, rounder, q, w)
-        else:  # the general route: the float64 product rounded to odd, then once
-            product = ref if plan.exact_product else odd_product(x, scale, row.fmt)
-            q[...] = K.round_values(product, row.fmt, overflow="saturate")
+        else:  # the general route: x * s rounded once (fl(x * s) only where it is exact)
+            if plan.exact_product:
+                q[...] = K.round_values(ref, row.fmt, overflow="saturate")
+            else:
+                q[...] = round_scaled(x, scale, row.fmt, "nearest_even", overflow="saturate")
             stats.clipped = int(np.count_nonzero(_overflowing(ref, row.fmt)))
         mags = np.abs(q, out=w.mags[:m])
         den = np.multiply(den, scale, out=w.sden[:m])
