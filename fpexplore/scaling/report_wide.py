@@ -261,13 +261,7 @@ def _common(
     top = float(rel.max()) if m else 0.0
     cleared = 0
     if not math.isfinite(top):
-        inf, nan = np.isinf(rel), np.isnan(rel)
-        stats.became_inf, stats.became_nan = int(np.count_nonzero(inf)), int(np.count_nonzero(nan))
-        bad = inf | nan
-        cleared = stats.became_inf + stats.became_nan
-        stats.overflow_from = float(a[bad].min())
-        rel[bad] = 0.0
-        err[bad] = 0.0
+        cleared = stats.clear_nonfinite(rel, err, a)
         top = float(rel.max())
     flags = w.flags[:m]
     exact = int(np.count_nonzero(np.equal(rel, 0.0, out=flags)))
