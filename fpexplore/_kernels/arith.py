@@ -40,7 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from ..exact import ARITY, check_arithmetic_format, check_overflow, check_rounding, exact_op
+from ..exact import (
+    ARITY,
+    check_arithmetic_format,
+    check_overflow,
+    check_rng,
+    check_rounding,
+    exact_op,
+)
 from ..formats import Format, get_format
 from .errors import spacing_exponents
 from .fields import codes_to_values
@@ -131,6 +138,20 @@ def _compute(op: str, xs: list[np.ndarray], fmt: Format, rounding: str) -> np.nd
     return out
 
 
+def _sign_op(op: str, x: np.ndarray, fmt: Format) -> np.ndarray:
+    """neg or abs: the sign bit, except where the format has no sign bit to flip
+    (as :func:`fpexplore.exact.specials.sign_op_tabulated`): NaN for ``-x`` in
+    unsigned E8M0, +0 for ``-0`` in fnuz and P3109, their one NaN unchanged."""
+    out = -x if op == "neg" else np.abs(x)
+    if fmt.tabulated:
+        nan = np.isnan(x)
+        if op == "neg" and not fmt.is_signed:
+            out[:] = np.nan  # -x has no value (and NaN stays NaN)
+        out[out == 0] = 0.0
+        out[nan] = x[nan]
+    return out
+
+
 def _check_nan(result: np.ndarray, op: str, fmt: Format) -> None:
     if not fmt.has_nan and np.isnan(result).any():
         raise ValueError(
@@ -160,12 +181,10 @@ def arith_values(
         raise ValueError(f"{op} takes {ARITY[op]} operand(s), got {len(operands)}")
     xs = [np.asarray(x, dtype=np.float64) for x in np.broadcast_arrays(*operands)]
     if rounding == "stochastic":
-        rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
     with np.errstate(all="ignore"):
-        if op == "neg":
-            return -xs[0]
-        if op == "abs":
-            return np.abs(xs[0])
+        if op in ("neg", "abs"):
+            return _sign_op(op, xs[0], fmt)
         if float64_path(op, fmt):
             result = _compute(op, xs, fmt, rounding)
             _check_nan(result, op, fmt)

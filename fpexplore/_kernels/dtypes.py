@@ -120,11 +120,48 @@ def widen_into(out: np.ndarray, x: np.ndarray) -> None:
         out[nan] = nan_bits_to_float64(x[nan], get_format(x.dtype)).view(np.float64)
 
 
+_IEEE_FIELDS = {2: (5, 10), 4: (8, 23), 8: (11, 52)}  # itemsize: exponent, fraction bits
+
+
+def narrowed(values: np.ndarray, dtype: Any) -> np.ndarray:
+    """float ``values`` as float16 or float32 (``dtype``), values the target holds
+    exactly; NaNs keep their sign, quiet bit and top payload bits (the hardware's
+    float64 -> float32 conversion quiets a signalling NaN: here its bits are moved,
+    and a signalling NaN left with no payload bits gets payload 1)."""
+    target = np.dtype(dtype)
+    if target == values.dtype or target.type not in (np.float16, np.float32, np.float64):
+        return values.astype(target)
+    if values.dtype != np.float64:  # float16/32 in: widened exactly first
+        wide = np.empty(values.shape, np.float64)
+        widen_into(wide, values)
+        values = wide
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = values.astype(target)
+    if target == np.float64 or not out.size:
+        return out
+    nan = np.isnan(values)
+    if nan.any():
+        exponent_bits, fraction_bits = _IEEE_FIELDS[target.itemsize]
+        bits = values[nan].view(np.uint64)
+        sign = bits >> np.uint64(63)
+        kept = (bits & np.uint64(_FRACTION)) >> np.uint64(52 - fraction_bits)
+        kept[kept == 0] = 1  # would read as infinity
+        code = (sign << np.uint64(exponent_bits + fraction_bits)) | kept
+        code |= np.uint64(((1 << exponent_bits) - 1) << fraction_bits)
+        out.view(_UINT[target.itemsize * 8])[nan] = code
+    return out
+
+
 def nan_bits_to_float64(x: np.ndarray, fmt: Format) -> np.ndarray:
     """The float64 bits of the NaNs of a narrower format: sign, then the stored
     mantissa (quiet bit and payload) moved to the top of float64's fraction; an
     'fn' NaN (which has no quiet bit) becomes the canonical quiet NaN."""
-    codes = np.ascontiguousarray(x).view(code_dtype(fmt)).astype(np.uint64)
+    return nan_code_bits(np.ascontiguousarray(x).view(code_dtype(fmt)), fmt)
+
+
+def nan_code_bits(codes: np.ndarray, fmt: Format) -> np.ndarray:
+    """The float64 bits of NaN codes of ``fmt`` (as :func:`nan_bits_to_float64`)."""
+    codes = np.asarray(codes).astype(np.uint64)
     sign = (codes >> np.uint64(fmt.bits - 1)) << np.uint64(63)
     if fmt.nan_encoding != "ieee":
         return sign | np.uint64(_NAN_BITS)

@@ -12,7 +12,15 @@ import numpy as np
 
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _blend, _mask_where, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _NAN_BITS, _field_dtype, _native, check_codes, code_dtype
+from .dtypes import (
+    _INF_BITS,
+    _NAN_BITS,
+    _field_dtype,
+    _native,
+    check_codes,
+    code_dtype,
+    widen_into,
+)
 from .tables import tables
 
 
@@ -218,9 +226,9 @@ def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
     out = np.empty(c.shape, np.float64)
     flat, dst = c.reshape(-1), out.reshape(-1)
     native = _native(fmt)
-    if native is not None:  # numpy widens exactly (a signalling NaN stays one)
+    if native is not None:  # widened exactly, NaN bits kept (a signalling NaN stays one)
         _run_blocks(
-            flat.size, BLOCK, lambda block, _: np.copyto(dst[block], flat[block].view(native)), int
+            flat.size, BLOCK, lambda block, _: widen_into(dst[block], flat[block].view(native)), int
         )
         return out
     if fmt.emin < -1022:  # normal values below float64's normal range: rare custom formats
@@ -244,7 +252,8 @@ def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
             _blend(b, small.view(np.uint64), mask, scratch.work[:k])
         if specials is not None and high >= specials:
             b[mag == specials] = _NAN_BITS if fmt.nan_encoding == "fn" else _INF_BITS
-            b[mag > specials] = _NAN_BITS
+            nan = mag > specials  # IEEE NaNs: quiet bit and payload kept
+            b[nan] = _INF_BITS | ((mag[nan] & np.uint64(first_normal - 1)) << np.uint64(52 - m))
         np.copyto(mag, cb)
         np.right_shift(mag, fmt.bits - 1, out=mag)
         np.left_shift(mag, 63, out=mag)

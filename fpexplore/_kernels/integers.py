@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..exact import check_rng
 from ..formats import Format, get_format
 from .dtypes import widen_into
 
@@ -91,7 +92,7 @@ def round_integers(
         increment = np.zeros(x.shape, bool)
     elif mode == "stochastic":
         fraction = np.ldexp(remainder.astype(np.float64), -shift.astype(np.int32))
-        increment = np.random.default_rng(rng).random(x.shape) < fraction
+        increment = check_rng(rng).random(x.shape) < fraction
     else:  # toward_zero
         increment = np.zeros(x.shape, bool)
     significand = (kept + increment).astype(np.float64)  # at most 2**53: exact

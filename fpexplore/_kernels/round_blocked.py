@@ -24,6 +24,8 @@ from .dtypes import (
     _float_bits,
     _native,
     code_dtype,
+    nan_code_bits,
+    widen_into,
 )
 
 
@@ -84,7 +86,7 @@ def _round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: _Scratch) 
             codes = _nan_codes(x.view(np.uint64)[nan], r.fmt).astype(code_dtype(r.fmt))
             narrow[nan] = codes.view(r.native)
         if not as_codes:
-            np.copyto(out, narrow)
+            widen_into(out, narrow)  # NaN bits kept (a signalling NaN stays one)
         return
     k = x.size
     bits = x.view(np.uint64)
@@ -278,14 +280,10 @@ def _round_specials(
         if not fmt.has_nan:
             raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
         codes = _nan_codes(a[nan], fmt)
-        native = _native(fmt)
         if as_codes:
             result[nan] = codes
-        elif native is None:
-            result[nan] = _NAN_BITS
-        else:  # the payload, widened as codes_to_values widens it
-            widened = codes.astype(code_dtype(fmt)).view(native).astype(np.float64)
-            result[nan] = widened.view(np.uint64)
+        else:  # the payload, widened as codes_to_values widens it (the sign comes later)
+            result[nan] = nan_code_bits(codes, fmt) & np.uint64(_MAGNITUDE)
 
 
 def _nan_codes(bits: np.ndarray, fmt: Format) -> np.ndarray:

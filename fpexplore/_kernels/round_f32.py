@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..formats import Format
-from .dtypes import code_dtype, widen_into
+from .dtypes import code_dtype, narrowed, widen_into
 from .round_blocked import _round_count, _round_into, _round_magnitudes, _rounder, _Scratch
 
 _MAG32 = 0x7FFF_FFFF
@@ -158,7 +158,10 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
         wide = np.empty(k)
         widen_into(wide, x)  # NaNs keep their bits (a signalling one stays signalling)
         _round_into(wide, r64, result64, s.fallback())
-        np.copyto(out, result64, casting="unsafe")
+        if as_codes:
+            np.copyto(out, result64, casting="unsafe")
+        else:  # NaN bits kept: not the hardware's (quieting) conversion
+            np.copyto(out.view(np.uint32), narrowed(result64, np.float32).view(np.uint32))
         return
     small = need_low and low < r.normal_bits
     if high <= r.max_bits and not small and not as_codes and r.rounding in _SIGNLESS:

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ..exact import check_overflow, check_rounding
+from ..exact import check_overflow, check_rng, check_rounding
 from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _real_array, code_dtype, widen_into
+from .dtypes import _real_array, code_dtype, narrowed, widen_into
 from .fields import codes_to_values
 from .integers import exact_float64, pre_round, wide_integers
 from .round_blocked import _round_into, _rounder
@@ -37,14 +37,14 @@ def _round_array(
             else:
                 result = scratch.out32[: block.stop - block.start]
                 round_block32(flat[block], r32, result, scratch)
-                np.copyto(dst[block], result)
+                widen_into(dst[block], result)  # NaN bits kept
 
         _run_blocks(flat.size, BLOCK, work32, _Scratch32)
         return out
     r = _rounder(fmt, rounding, overflow)
     assert r is not None
     if dtype == np.float32:  # values of a format inside float32: exact narrowing
-        return _round_array(x, fmt, rounding, overflow, np.dtype(np.float64)).astype(np.float32)
+        return narrowed(_round_array(x, fmt, rounding, overflow, np.dtype(np.float64)), np.float32)
     convert = flat.dtype != np.float64
 
     def work(block: slice, scratch: _Scratch) -> None:
@@ -89,7 +89,7 @@ def round_codes(
     if _rounder(fmt, rounding, overflow) is not None:
         return _round_array(values, fmt, rounding, overflow, code_dtype(fmt))
     if rounding == "stochastic":
-        rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
     x = exact_float64(_real_array(values), fmt, rounding, rng)
     flat = x.reshape(-1)
     out = np.empty(flat.shape, dtype=code_dtype(fmt))
@@ -128,4 +128,4 @@ def round_values(
     if _rounder(fmt, rounding, overflow) is not None:
         return _round_array(values, fmt, rounding, overflow, dtype)
     values64 = codes_to_values(round_codes(values, fmt, rounding, overflow=overflow, rng=rng), fmt)
-    return values64.astype(dtype, copy=False)
+    return narrowed(values64, dtype)

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..exact import check_rng
 from ..formats import Format
 from .dtypes import code_dtype
 
@@ -137,7 +138,7 @@ def round_table(
     elif rounding == "stochastic":
         with np.errstate(invalid="ignore"):
             fraction = (a - t.magnitudes[at]) / t.spacings[at]
-        step = np.random.default_rng(rng).random(a.shape) < fraction
+        step = check_rng(rng).random(a.shape) < fraction
     else:  # pragma: no cover - checked by the callers
         raise ValueError(f"unknown rounding mode {rounding!r}")
     toward_zero = rounding == "toward_zero" or (

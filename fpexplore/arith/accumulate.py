@@ -170,9 +170,12 @@ def _add(acc: Format) -> Any:
 
 
 def _sequential(x: np.ndarray, acc: Format) -> tuple[float, int | None, float | None]:
+    """``((x0 + x1) + x2) + ...`` from ``x0`` itself (so a sum of -0s is -0, as IEEE 754's
+    additions give)."""
     add = _add(acc)
-    s, absorbed, at = 0.0, None, None
-    for i, v in enumerate(x.tolist()):
+    values = x.tolist()
+    s, absorbed, at = (values[0] if values else 0.0), None, None
+    for i, v in enumerate(values[1:], 1):
         new = add(s, v)
         if absorbed is None and v != 0 and new == s:
             absorbed, at = i, s
@@ -182,8 +185,9 @@ def _sequential(x: np.ndarray, acc: Format) -> tuple[float, int | None, float | 
 
 def _kahan(x: np.ndarray, acc: Format) -> float:
     add = _add(acc)
-    s = c = 0.0
-    for v in x.tolist():
+    values = x.tolist()
+    s, c = (values[0] if values else 0.0), 0.0
+    for v in values[1:]:
         y = add(v, -c)
         t = add(s, y)
         c = add(add(t, -s), -y)

@@ -45,7 +45,14 @@ import numpy as np
 
 from .. import codes as K
 from ..core.decode import FloatParts, decode, from_bits
-from ..exact import FLAGS, check_arithmetic_format, check_overflow, check_rounding, exact_op
+from ..exact import (
+    FLAGS,
+    check_arithmetic_format,
+    check_overflow,
+    check_rng,
+    check_rounding,
+    exact_op,
+)
 from ..formats import Format, FormatLike, get_format
 from .operation import SYMBOLS, Operation
 
@@ -116,7 +123,7 @@ def _compute(
         return K.arith_values(op, flat, fmt, rounding, overflow=overflow, rng=rng).reshape(shape)
     parts = tuple(_scalar_operand(x, fmt, rounding, overflow) for x in operands)
     if rounding == "stochastic":
-        rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
     result = exact_op(op, tuple(p.code for p in parts), fmt, rounding, overflow, rng)
     stored = from_bits(result.code, fmt)
     stored = FloatParts(

@@ -12,26 +12,48 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["exact_dot", "exact_sum"]
+__all__ = ["CHUNK", "exact_dot", "exact_sum"]
+
+
+CHUNK = 1 << 22
+"""Values summed per pass of :func:`exact_sum`."""
+
+_PART = 18  # bits of each of the three parts of a 53-bit significand
+# one pass adds at most CHUNK parts below 2**18 into a bin: below 2**40, exact in float64
+assert CHUNK << _PART <= 1 << 53
 
 
 def exact_sum(values: np.ndarray) -> Fraction | None:
     """The exact sum of float64 values (None if any is inf or NaN), vectorized:
-    every float64 is an integer times 2**-1074; integer sums per exponent."""
+    every float64 is an integer times 2**-1074, cut into three parts of at most 18
+    bits that ``np.bincount`` sums per exponent in passes of :data:`CHUNK` values,
+    so that no bin's float64 sum ever exceeds 2**53; the passes add up as Python
+    integers."""
     x = np.asarray(values, np.float64).reshape(-1)
-    if not np.isfinite(x).all():
-        return None
+    total = 0
+    for start in range(0, x.size, CHUNK):
+        part = x[start : start + CHUNK]
+        if not np.isfinite(part).all():
+            return None
+        total += _integer_sum(part)
+    return Fraction(total, 1 << 1074)
+
+
+def _integer_sum(x: np.ndarray) -> int:
+    """The sum of finite float64 values, in units of 2**-1074."""
     mantissa, exponent = np.frexp(x)
     integer = np.ldexp(mantissa, 53).astype(np.int64)  # x = integer * 2**(exponent - 53)
-    shift = (exponent.astype(np.int64) - 53 + 1074).clip(0)
-    integer >>= (-1021 - exponent.astype(np.int64)).clip(0)  # subnormals: exact shift
-    high, low = integer >> 26, integer & ((1 << 26) - 1)
+    e = exponent.astype(np.int64)
+    shift = (e - 53 + 1074).clip(0)
+    integer >>= (-1021 - e).clip(0)  # subnormals: exact shift
+    mask = (1 << _PART) - 1
+    parts = (integer & mask, (integer >> _PART) & mask, integer >> (2 * _PART))  # signed top
     total = 0
-    for part, scale in ((high, 26), (low, 0)):
-        sums = np.bincount(shift, weights=part.astype(np.float64), minlength=1)
-        for e in np.flatnonzero(sums):
-            total += int(sums[e]) << (int(e) + scale)
-    return Fraction(total, 1 << 1074)
+    for k, piece in enumerate(parts):
+        sums = np.bincount(shift, weights=piece.astype(np.float64), minlength=1)
+        for b in np.flatnonzero(sums).tolist():
+            total += int(sums[b]) << (b + k * _PART)
+    return total
 
 
 def exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
@@ -40,20 +62,19 @@ def exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
     by Fractions otherwise."""
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         return None
-    big = np.abs(a) * np.abs(b)
-    with np.errstate(all="ignore"):
-        safe = bool(((big == 0) | ((big > 2.0**-900) & (big < 2.0**900))).all())
-        safe = safe and bool((np.abs(a) < 2.0**900).all() and (np.abs(b) < 2.0**900).all())
-    if not safe:
-        return builtins.sum(
-            (Fraction(float(p)) * Fraction(float(q)) for p, q in zip(a, b, strict=True)),
-            Fraction(0),
-        )
-    product = a * b  # Dekker: a * b = product + error exactly, away from under/overflow
-    split = 134217729.0
-    ah = a * split - (a * split - a)
-    bh = b * split - (b * split - b)
-    al, bl = a - ah, b - bh
-    error = ((ah * bh - product) + ah * bl + al * bh) + al * bl
+    a, b = np.asarray(a, np.float64).reshape(-1), np.asarray(b, np.float64).reshape(-1)
+    with np.errstate(all="ignore"):  # products may overflow or underflow: see `safe`
+        big = np.abs(a) * np.abs(b)
+        safe = (a == 0) | (b == 0) | ((big > 2.0**-900) & (big < 2.0**900))
+        safe &= (np.abs(a) < 2.0**900) & (np.abs(b) < 2.0**900)
+        x, y = a[safe], b[safe]
+        product = x * y  # Dekker: x * y = product + error exactly, away from under/overflow
+        split = 134217729.0
+        xh = x * split - (x * split - x)
+        yh = y * split - (y * split - y)
+        xl, yl = x - xh, y - yh
+        error = ((xh * yh - product) + xh * yl + xl * yh) + xl * yl
     total = exact_sum(np.concatenate([product, error]))
-    return total
+    assert total is not None  # finite inputs, products in range
+    rest = zip(a[~safe].tolist(), b[~safe].tolist(), strict=True)
+    return total + builtins.sum((Fraction(p) * Fraction(q) for p, q in rest), Fraction(0))

@@ -112,7 +112,7 @@ def round_to(
     overflow : None or "saturate"
         None follows the format's convention; ``"saturate"`` clamps to +-max.
     rng : numpy Generator or seed, optional
-        Randomness for ``stochastic``.
+        Randomness for ``stochastic`` (a dask array: a stream per chunk, see lazy).
     dtype : None, "narrow", a numpy float dtype, or the format's ml_dtypes dtype
         The result's dtype: float64 by default; ``"narrow"`` for the narrowest of
         float16, float32 and float64 that holds every value of ``fmt`` (float32
@@ -137,10 +137,9 @@ def round_to(
     """
     fmt = get_format(fmt)
     target = result_dtype(fmt, dtype)
-    if is_dask(values):
-        return map_elementwise(
-            round_to, values, target, fmt, rounding, overflow=overflow, rng=rng, dtype=dtype
-        )
+    if is_dask(values):  # stochastic: each chunk its own stream, from rng and its position
+        return map_elementwise(round_to, values, target, fmt, rounding, overflow=overflow,
+                               rng=rng, dtype=dtype, seeded=rounding == "stochastic")  # fmt: skip
     if target != np.float64:
         return round_narrow(values, fmt, rounding, overflow, rng, target)
     return _shaped(K.round_values(values, fmt, rounding, overflow=overflow, rng=rng), values)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import codes as K
+from .._kernels.dtypes import narrowed
 from ..formats import Format, get_format
 
 __all__ = ["result_dtype", "round_narrow"]
@@ -50,7 +51,7 @@ def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
         if not _holds(get_format(target), fmt):
             raise ValueError(f"dtype {target} cannot hold every {fmt.name} value exactly")
         return target
-    if target.kind == "V" and target.itemsize * 8 == fmt.bits:
+    if target.kind == "V" and target.itemsize * 8 >= fmt.bits:  # 4/6-bit types: one per byte
         try:
             same = get_format(target) == fmt
         except (TypeError, ValueError):
@@ -67,7 +68,7 @@ def result_dtype(fmt: Format, dtype: Any) -> np.dtype:
 def _value_table(fmt: Format, dtype: np.dtype[Any]) -> NDArray[Any]:
     """The value of every code of a format of at most 8 bits, in ``dtype`` (exact)."""
     every_code = np.arange(1 << fmt.bits, dtype=K.code_dtype(fmt))
-    table: NDArray[Any] = K.codes_to_values(every_code, fmt).astype(dtype)
+    table: NDArray[Any] = narrowed(K.codes_to_values(every_code, fmt), dtype)
     return table
 
 
@@ -76,11 +77,21 @@ def _narrow_shaped(result: NDArray[Any], values: Any) -> Any:
     return result[()] if np.ndim(values) == 0 else result
 
 
+def _own_type(target: np.dtype[Any], fmt: Format) -> bool:
+    """Whether ``target`` stores ``fmt`` itself (ml_dtypes' types, numpy's float16/32)."""
+    if target.kind == "V":
+        return True
+    try:
+        return target.itemsize == K.code_dtype(fmt).itemsize and get_format(target) == fmt
+    except (TypeError, ValueError):
+        return False
+
+
 def round_narrow(
     values: Any, fmt: Format, rounding: str, overflow: str | None, rng: Any, target: np.dtype[Any]
 ) -> Any:
     """:func:`fpexplore.round_to`'s result in ``target``, a dtype other than float64."""
-    if target.kind == "V":  # the format's ml_dtypes type: its codes, viewed
+    if _own_type(target, fmt):  # the format's own dtype: its codes, viewed (NaN bits kept)
         codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
         return _narrow_shaped(codes.view(target), values)
     if fmt.bits <= 8 and target.itemsize <= 4:  # a table of every code's value, indexed
@@ -88,4 +99,4 @@ def round_narrow(
         return _narrow_shaped(_value_table(fmt, target)[codes], values)
     wide = np.float32 if target.itemsize <= 4 and _holds(get_format("float32"), fmt) else None
     result = K.round_values(values, fmt, rounding, overflow=overflow, rng=rng, dtype=wide or "f8")
-    return _narrow_shaped(result.astype(target, copy=False), values)
+    return _narrow_shaped(narrowed(result, target), values)

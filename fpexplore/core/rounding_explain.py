@@ -27,7 +27,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..exact import ROUNDING_NAMES, parse_real, round_real, to_float, ulp_exponent
+from ..exact import (
+    ROUNDING_NAMES,
+    check_overflow,
+    parse_real,
+    round_real,
+    to_float,
+    ulp_exponent,
+)
 from ..formats import Format, FormatLike, get_format
 from .decode import FloatParts
 
@@ -277,8 +284,9 @@ def _special_reason(x: Any, result: FloatParts, fmt: Format) -> str:
 
 
 def explain_rounding(
-    x: Any, fmt: FormatLike = "float16", rounding: str = "nearest_even"
-) -> RoundingExplanation:
+    x: Any, fmt: FormatLike = "float16", rounding: str = "nearest_even", *,
+    overflow: str | None = None,
+) -> RoundingExplanation:  # fmt: skip
     """Explain how ``x`` rounds into ``fmt`` under every rounding mode.
 
     Parameters
@@ -289,6 +297,9 @@ def explain_rounding(
     fmt : format spec
     rounding : str
         The mode of interest: one of :data:`MODES`, or ``"stochastic"``.
+    overflow : None or "saturate"
+        As :func:`fpexplore.decode`: ``"saturate"`` gives +-max where the format
+        would give inf or NaN, and the reasons say so.
 
     Returns
     -------
@@ -308,15 +319,19 @@ def explain_rounding(
     'beyond'
     >>> explain_rounding("2049.5", "float16", "stochastic").probability_above
     Fraction(3, 4)
+    >>> up = explain_rounding(70000, "float16", overflow="saturate").choices["up"]
+    >>> up.result.value, up.reason.split("; ")[1]
+    (65504.0, 'no larger finite value: overflow="saturate" gives the largest, 65504.0')
     """
     fmt = get_format(fmt)
+    check_overflow(overflow)
     if rounding not in (*MODES, STOCHASTIC):
         expected = ", ".join((*MODES, STOCHASTIC))
         raise ValueError(f"rounding must be one of {expected}, got {rounding!r}")
     exact_input = parse_real(x)  # read once, rounded once per mode (as decode() does)
     results = {
         mode: FloatParts(
-            round_real(exact_input, fmt, mode),
+            round_real(exact_input, fmt, mode, overflow),
             fmt,
             x,
             exact_input.value,
@@ -358,8 +373,12 @@ def explain_rounding(
             away, reason = _direction(mode, ex)
             reason += " -> away from zero" if away else " -> toward zero"
             if away and result.code == nearer_zero.code:
-                reason += f"; no larger finite value: {fmt.name} saturates to {result.value!r}"
+                how = 'overflow="saturate" gives' if overflow else f"{fmt.name} saturates to"
+                how += " the largest"
+                reason += f"; no larger finite value: {how}, {result.value!r}"
             elif picks == "beyond":
                 reason += f"; no finite value there: {fmt.name} gives {result.value!r}"
+            elif not away and ex.position is not None and ex.position >= 1:
+                reason += f"; the largest finite value is the nearest toward zero: {result.value!r}"
         ex.choices[mode] = ModeChoice(mode, result, picks, away, reason)
     return ex

@@ -34,6 +34,7 @@ from .parse import ExactReal
 from .rounding import (
     _magnitude_mode,
     check_overflow,
+    check_rng,
     check_rounding,
     overflow_code,
     round_magnitude,
@@ -224,8 +225,10 @@ def exact_op(
         raise ValueError(f"{op} takes {ARITY[op]} operand(s), got {len(codes)}")
     check_rounding(rounding)
     check_overflow(overflow)
-    if rounding == "stochastic" and rng is None:
-        raise ValueError("stochastic rounding needs rng (a numpy Generator or a seed)")
+    if rounding == "stochastic":
+        if rng is None:
+            raise ValueError("stochastic rounding needs rng (a numpy Generator or a seed)")
+        rng = check_rng(rng)
     xs = [code_to_real(c, fmt) for c in codes]
     if op in ("neg", "abs") and fmt.tabulated:
         return sign_op_tabulated(op, codes[0], xs[0], fmt)

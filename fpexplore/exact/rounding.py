@@ -25,6 +25,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from ..formats import Format, FormatLike, get_format
 from .parse import ExactReal
 
@@ -72,6 +74,21 @@ def check_overflow(overflow: str | None) -> str | None:
             "convention) or 'saturate'"
         )
     return overflow
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """A numpy Generator for stochastic rounding from ``rng``: None (fresh entropy),
+    an int seed or sequence of them, a SeedSequence, a BitGenerator or a Generator
+    (used as it is). Anything else raises TypeError (or ValueError for a negative
+    seed) naming ``rng``."""
+    if isinstance(rng, bool | np.bool_ | str | bytes | float):
+        raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {rng!r}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as error:
+        raise type(error)(
+            f"rng must be None, an int seed, a SeedSequence or a numpy Generator, got {rng!r}"
+        ) from None
 
 
 def _magnitude_mode(rounding: str, sign: int) -> str:

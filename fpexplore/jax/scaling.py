@@ -103,17 +103,19 @@ def amax_of(x: Any) -> Any:
 
 
 def _scale_bits(amax_bits: Any, fmt_max: float, margin: int, power_of_two: bool) -> Any:
-    """The float32 bits of ``min(fmt_max / amax / 2**margin, 2**127)`` (rounded to
-    nearest even, or down to a power of two); 1.0 for an amax of 0, inf or NaN."""
+    """The float32 bits of ``fmt_max / amax / 2**margin`` (rounded to nearest even,
+    or down to a power of two) clamped to ``[2**-127, 2**127]``; 1.0 for an amax of
+    0, inf or NaN."""
     q_sig, q_e = divide(*decompose(u32(float_bits(fmt_max))), *decompose(amax_bits), bits=26)
     q_e = q_e - margin
-    if power_of_two:  # 2**floor(log2(q)), as far down as float32's smallest subnormal
+    if power_of_two:  # 2**floor(log2(q)) (clamped below)
         bits = compose(u32(1), jnp.maximum(q_e, -149))
     else:
         count, qe = round_count(q_sig, q_e, False, mantissa_bits=23, emin=-126,
                                 rounding="nearest_even")  # fmt: skip
         bits = compose(count, qe)
     bits = jnp.where(q_e >= 127, u32(float_bits(2.0**127)), bits)
+    bits = jnp.where(q_e < -127, u32(float_bits(2.0**-127)), bits)  # as numpy's clamp
     return jnp.where((amax_bits == 0) | (amax_bits >= u32(INF)), u32(_ONE), bits)
 
 
@@ -121,11 +123,11 @@ def compute_scale(
     amax: Any, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
 ) -> Any:  # fmt: skip
     """The per-tensor scale ``max / amax / 2**margin`` as a float32 scalar, as
-    :func:`fpexplore.compute_scale` computes it: at most ``2**127``; 1.0 for an amax
-    of 0. A Python number that is negative, inf or NaN raises ValueError, as there;
-    an array cannot raise inside jit: its magnitude is read, and inf or NaN gives 1.0;
-    ``power_of_two=True`` rounds it down to a power of two (no lower than
-    ``2**-149``), so that scaling and unscaling are exact.
+    :func:`fpexplore.compute_scale` computes it: in ``[2**-127, 2**127]``; 1.0 for an
+    amax of 0. A Python number that is negative, inf or NaN raises ValueError, as
+    there; an array cannot raise inside jit: its magnitude is read, and inf or NaN
+    gives 1.0; ``power_of_two=True`` rounds it down to a power of two, so that
+    scaling and unscaling are exact.
 
     >>> import jax.numpy as jnp
     >>> float(compute_scale(jnp.float32(3.0), "float8_e4m3fn")), float(

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import codes as K
+from ..exact import check_rng
 from ..formats import Format
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "is_dask",
     "lazy_rounding_errors",
     "map_elementwise",
+    "map_seeded",
 ]
 
 
@@ -49,9 +51,16 @@ def check_known_chunks(x: Any, what: str) -> None:
         )
 
 
-def map_elementwise(func: Any, x: Any, out_dtype: Any, *args: Any, **kwargs: Any) -> Any:
+def map_elementwise(
+    func: Any, x: Any, out_dtype: Any, *args: Any, seeded: bool = False, **kwargs: Any
+) -> Any:
     """``func(chunk, *args, **kwargs)`` over a dask array's chunks, with the output
-    dtype declared (``meta`` as well, so dask does not call ``func`` on a dummy chunk)."""
+    dtype declared (``meta`` as well, so dask does not call ``func`` on a dummy chunk).
+    ``seeded=True``: the ``rng`` keyword becomes a generator of each chunk's own
+    (:func:`map_seeded`)."""
+    if seeded:
+        rng = kwargs.pop("rng", None)
+        return map_seeded(func, x, out_dtype, rng, *args, **kwargs)
     out_dtype = np.dtype(out_dtype)
     meta = np.empty((0,) * x.ndim, out_dtype)
     return x.map_blocks(_Bound(func, args, kwargs), dtype=out_dtype, meta=meta, token=func.__name__)
@@ -65,6 +74,47 @@ class _Bound:
 
     def __call__(self, chunk: Any) -> Any:
         return self.func(chunk, *self.args, **self.kwargs)
+
+
+def map_seeded(func: Any, x: Any, out_dtype: Any, rng: Any, *args: Any, **kwargs: Any) -> Any:
+    """:func:`map_elementwise` for stochastic rounding: ``func(chunk, *args,
+    rng=generator, **kwargs)`` with a generator of its own per chunk, seeded by
+    ``SeedSequence(entropy, spawn_key=chunk position)``. The entropy comes from
+    ``rng`` (a seed, a SeedSequence, or draws from a Generator when the graph is
+    built), so equal chunks draw differently and the result does not depend on
+    which chunks are computed, in what order or where."""
+    root = _seed_sequence(rng)
+    out_dtype = np.dtype(out_dtype)
+    meta = np.empty((0,) * x.ndim, out_dtype)
+    seeded = _Seeded(func, root.entropy, tuple(root.spawn_key), args, kwargs)
+    return x.map_blocks(seeded, dtype=out_dtype, meta=meta, token=f"{func.__name__}-stochastic")
+
+
+def _seed_sequence(rng: Any) -> np.random.SeedSequence:
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator | np.random.BitGenerator):
+        generator = check_rng(rng)
+        return np.random.SeedSequence([int(v) for v in generator.integers(0, 2**63, 4)])
+    check_rng(rng)  # a bad rng is refused, naming it
+    return np.random.SeedSequence(rng)
+
+
+class _Seeded:
+    """``func(chunk, *args, rng=<the chunk's own generator>, **kwargs)``; dask passes
+    ``block_id``, the chunk's position."""
+
+    def __init__(
+        self, func: Any, entropy: Any, key: tuple[int, ...], args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> None:  # fmt: skip
+        self.func, self.entropy, self.key, self.args, self.kwargs = func, entropy, key, args, kwargs
+
+    def __call__(self, chunk: Any, block_id: tuple[int, ...] | None = None) -> Any:
+        position = tuple(block_id or ())
+        seed = np.random.SeedSequence(self.entropy, spawn_key=self.key + position)
+        rng = np.random.Generator(np.random.PCG64(seed))
+        return self.func(chunk, *self.args, rng=rng, **self.kwargs)
 
 
 def _stacked_errors(chunk: NDArray[Any], fmt: Format, rounding: str, overflow: Any) -> Any:

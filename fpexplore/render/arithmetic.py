@@ -6,7 +6,9 @@ scientific notation, the exponent alignment (which operand shifts, by how many
 places), the exact result, normalization, the guard / round / sticky bits that
 rounding drops (defined where they first appear), the rounding decision and its
 reason (from :func:`~fpexplore.core.rounding_explain.explain_rounding`), the
-result and the IEEE flags. The HTML form adds the field boxes of the operands
+result and the IEEE flags. Every line is an equation about this operation's
+numbers that a reader can check (the tests parse the text and recompute each
+line with Fractions: ``tests/explain_check.py``). The HTML form adds the field boxes of the operands
 and the result (:func:`~fpexplore.render.html.field_boxes_html`) and the number
 line of the rounding.
 
@@ -21,7 +23,7 @@ Examples
   b          = +0.0110 x 2^0
   add        (+1.10 + 0.0110) x 2^0 = +1.1110 x 2^0
   exact      = 1.875
-  round      keep 2 bits after the point: 1.11|1
+  round      keep 2 bits after the point: +1.11|1 x 2^0
              guard bit 1 (the first bit dropped), round bit 0 (the next), sticky bit 0 (the OR of
                all later bits)
              guard 1, round 0, sticky 0: exactly halfway (a tie); ties to even takes the neighbour
@@ -40,6 +42,7 @@ from typing import TYPE_CHECKING
 
 from ..core.rounding_explain import explain_rounding
 from ..exact import FLAGS, ROUNDING_NAMES
+from .arithmetic_round import no_value, round_lines, sign_lines, special_line, zero_line
 from .arithmetic_steps import (
     NAMES,
     compute_lines,
@@ -47,9 +50,8 @@ from .arithmetic_steps import (
     lead_exponent,
     loud_operands,
     operand_lines,
-    round_lines,
-    sci,
 )
+from .binary import sci
 from .html import field_boxes_html
 from .text import exact_decimal
 
@@ -59,49 +61,20 @@ if TYPE_CHECKING:
 __all__ = ["operation_html", "operation_steps", "operation_text"]
 
 
-def _special_line(op: Operation) -> tuple[str, str]:
-    kind = op.parts.kind.value
-    if "invalid" in op.flags and any(p.kind.value == "nan" for p in op.operands):
-        return ("special", "a signalling NaN operand: invalid operation, the result is NaN")
-    if "invalid" in op.flags and op.exact is not None:
-        return ("special", _no_value(op))
-    if "invalid" in op.flags:
-        return ("special", "the result is undefined (invalid operation): NaN")
-    if any(p.kind.value == "nan" for p in op.operands):
-        return ("special", "a NaN operand: the result is NaN (no flag for a quiet NaN)")
-    if "division_by_zero" in op.flags:
-        why = "a nonzero number over zero: an exact infinity (division by zero)"
-        if kind != "inf":  # fnuz and fn formats: no infinity to give
-            instead = "NaN" if kind == "nan" else "its largest value"
-            why += f"; {op.format.name} has no infinity: {instead}"
-        return ("special", why)
-    if kind == "zero" or op.exact == 0:
-        return ("special", "the exact result is zero; its sign follows IEEE 754's rules")
-    return ("special", "an infinite operand: the exact result is infinite")
-
-
-def _no_value(op: Operation) -> str:
-    """Why a finite exact result became NaN: an unsigned format without zero (E8M0)."""
-    what = "zero" if op.exact == 0 else "a negative number"
-    return (
-        f"the exact result is {what}, and {op.format.name} has no value for it "
-        "(no zero, no sign): NaN (invalid operation)"
-    )
-
-
 def operation_steps(op: Operation) -> list[tuple[str, str]]:
     """The explanation as (label, text) pairs, one per line."""
     steps = operand_lines(op)
-    finite = all(p.is_finite for p in op.operands) and op.exact is not None
     if op.op in ("neg", "abs"):
-        steps.append((op.op, "only the sign bit changes: no rounding, no flags"))
-    elif not finite or op.exact == 0 or any(p.exact == 0 for p in op.operands):
-        steps.append(_special_line(op))
+        steps.extend(sign_lines(op))
+    elif op.exact is None:  # NaN, an infinity, an invalid operation, x / 0
+        steps.append(special_line(op))
     else:
         steps.extend(compute_lines(op))
         steps.append(("exact", exact_text(op)))
-        if "invalid" in op.flags:  # a negative result in unsigned E8M0
-            steps.append(("special", _no_value(op)))
+        if op.exact == 0:
+            steps.append(zero_line(op))
+        elif "invalid" in op.flags:  # a negative result in unsigned E8M0
+            steps.append(("special", no_value(op)))
         else:
             steps.extend(round_lines(op))
     r = op.parts
@@ -125,14 +98,19 @@ def operation_steps(op: Operation) -> list[tuple[str, str]]:
 
 def _title(op: Operation) -> str:
     mode = ROUNDING_NAMES.get(op.rounding, op.rounding)
-    return f"{op.expression} in {op.format.name} ({mode})"
+    saturating = "; overflow saturates" if op.overflow == "saturate" else ""
+    return f"{op.expression} in {op.format.name} ({mode}{saturating})"
 
 
 def operation_text(op: Operation) -> str:
     """The steps as plain text (what ``print(op)`` shows)."""
     lines = [_title(op)]
     for label, text in operation_steps(op):
-        wrapped = textwrap.wrap(text, 86, subsequent_indent="  ") if len(text) > 86 else [text]
+        wrapped = [text]
+        if len(text) > 86:  # words (binary strings among them) are never split
+            wrapped = textwrap.wrap(
+                text, 86, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+            )
         lines.append(f"  {label:<10} {wrapped[0]}")
         lines.extend(f"  {'':<10} {more}" for more in wrapped[1:])
     return "\n".join(lines)
@@ -163,7 +141,7 @@ def operation_html(op: Operation) -> str:
         dyadic = not exact.denominator & (exact.denominator - 1)
         label = exact_decimal(exact) if dyadic else None  # the same number, read exactly
         given = label if label is not None and len(label) <= 30 else exact
-        picture = explain_rounding(given, op.format, op.rounding).to_svg()
+        picture = explain_rounding(given, op.format, op.rounding, overflow=op.overflow).to_svg()
     flags = "".join(
         f'<span class="fpx-flag" style="border:1px solid rgba(128,128,128,0.55);'
         f'border-radius:4px;padding:1px 6px;margin-right:4px">{f}</span>'

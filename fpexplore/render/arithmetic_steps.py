@@ -1,13 +1,28 @@
-"""The steps of an operation in binary: scientific notation, alignment, the exact
-result, normalization and rounding (used by :mod:`fpexplore.render.arithmetic`)."""
+"""The exact part of an operation's explanation: the operands in binary scientific
+notation, then the computation (alignment and sum, significands and exponents,
+the root, the fused product), each line an equation about these very numbers
+(used by :mod:`fpexplore.render.arithmetic`; the rounding that follows is in
+:mod:`fpexplore.render.arithmetic_round`).
+
+Zero operands are computed as any other (``0 + 5 = 5``); only NaNs, infinities
+and invalid operations leave this path for the "special" line.
+
+>>> from fpexplore import sub
+>>> for label, text in compute_lines(sub(5, 3, "float16")):
+...     print(f"{label:<9} {text}")
+negate    -b = -1.1000000000 x 2^1: a - b = a + (-b)
+align     -b has the smaller exponent: shift its significand right 1 place, to 2^2
+-b        = -0.11000000000 x 2^2
+subtract  (+1.0100000000 - 0.11000000000) x 2^2 = +0.10000000000 x 2^2
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..core.rounding_explain import explain_rounding
 from ..exact import FLAGS
+from .binary import binary, log2_floor, sci
 from .text import exact_decimal, flags_text, is_huge, magnitude_text, short_repr
 
 if TYPE_CHECKING:
@@ -21,12 +36,11 @@ __all__ = [
     "lead_exponent",
     "loud_operands",
     "operand_lines",
-    "round_lines",
-    "sci",
+    "shown",
 ]
 
 NAMES = "abc"
-_LIMIT = 72  # longest binary string shown in full
+Steps = list[tuple[str, str]]
 _LOUD = frozenset({"overflow", "underflow", "invalid"})  # an operand's flags worth a line
 
 
@@ -34,33 +48,6 @@ def _x(value: Fraction | None) -> Fraction:
     """A finite exact value (the steps are only shown for finite ones)."""
     assert value is not None
     return value
-
-
-def log2_floor(x: Fraction) -> int:
-    p, q = x.numerator, x.denominator
-    e = p.bit_length() - q.bit_length()
-    return e - 1 if (p << max(-e, 0)) < (q << max(e, 0)) else e
-
-
-def binary(x: Fraction, exponent: int, frac_bits: int | None = None) -> str:
-    """``|x| / 2**exponent`` in binary, all its bits (``x`` dyadic) or ``frac_bits``
-    of them followed by ``...`` when more are non-zero."""
-    scaled = abs(x) / Fraction(2) ** exponent
-    if frac_bits is None:
-        frac_bits = scaled.denominator.bit_length() - 1
-    whole, rest = divmod(scaled.numerator << frac_bits, scaled.denominator)
-    text = f"{whole >> frac_bits:b}"
-    if frac_bits:
-        text += "." + format(whole & ((1 << frac_bits) - 1), f"0{frac_bits}b")
-    text += "..." if rest else ""
-    if len(text) > _LIMIT:
-        text = f"{text[:40]}...({len(text) - 60} bits)...{text[-20:]}"
-    return text
-
-
-def sci(x: Fraction, exponent: int, frac_bits: int | None = None, sign: bool = True) -> str:
-    mark = ("-" if x < 0 else "+") if sign else ""
-    return f"{mark}{binary(x, exponent, frac_bits)} x 2^{exponent}"
 
 
 def lead_exponent(p: FloatParts) -> int:
@@ -71,7 +58,16 @@ def lead_exponent(p: FloatParts) -> int:
     return exponent
 
 
-def operand_lines(op: Operation) -> list[tuple[str, str]]:
+def _signed(x: Fraction, exponent: int, frac_bits: int | None = None) -> str:
+    """``sci`` of ``x``, or a signed zero's ``+0`` / ``-0``."""
+    return sci(x, exponent, frac_bits) if x else "0"
+
+
+def _zero(negative: bool) -> str:
+    return "-0" if negative else "+0"
+
+
+def operand_lines(op: Operation) -> Steps:
     steps = []
     for name, p in zip(NAMES, op.operands, strict=False):
         given = p.input
@@ -107,146 +103,167 @@ def loud_operands(op: Operation) -> str:
     return f"on the way in: {'; '.join(loud)}" if loud else ""
 
 
-def compute_lines(op: Operation) -> list[tuple[str, str]]:
-    """The exact computation, in binary, for finite nonzero operands."""
+def _exponents(ea: int, sign: str, eb: int) -> str:
+    second = f"({eb})" if eb < 0 else str(eb)
+    total = ea + eb if sign == "+" else ea - eb
+    return f"exponents {ea} {sign} {second} = {total}"
+
+
+def _add_lines(op: Operation) -> Steps:
     ps, m = op.operands, op.format.mantissa_bits
-    if op.op in ("add", "sub"):
-        a, b = _x(ps[0].exact), _x(ps[1].exact) if op.op == "add" else -_x(ps[1].exact)
-        ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
-        small = "b" if ea >= eb else "a"
-        shift = abs(ea - eb)
-        top = max(ea, eb)
-        steps = []
+    a, b = _x(ps[0].exact), _x(ps[1].exact)
+    names = ("a", "b" if op.op == "add" else "-b")
+    terms = (a, b if op.op == "add" else -b)
+    negative = (bool(ps[0].sign), bool(ps[1].sign) != (op.op == "sub"))
+    steps: Steps = []
+    if op.op == "sub":
+        minus_b = _signed(terms[1], lead_exponent(ps[1]), m) if b else _zero(negative[1])
+        steps.append(("negate", f"-b = {minus_b}: a - b = a + (-b)"))
+    if not a and not b:
+        zeros = f"({_zero(negative[0])}) + ({_zero(negative[1])})"
+        return [*steps, ("add", f"{zeros}: both terms are zero, the exact sum is 0")]
+    exps = [lead_exponent(p) for p in ps]
+    if not a or not b:
+        zero = 0 if not a else 1
+        top, shift, small = exps[1 - zero], 0, ""
+        steps.append(("align", f"{names[zero]} is zero: nothing to shift"))
+    else:
+        top, shift = max(exps), abs(exps[0] - exps[1])
+        small = names[0] if exps[0] < exps[1] else names[1]
         if shift:
+            places = f"{shift} place{'s' if shift > 1 else ''}"
             steps.append(
-                (
-                    "align",
-                    f"{small} has the smaller exponent: shift its significand right {shift} "
-                    f"place{'s' if shift > 1 else ''}, to 2^{top}",
-                )
-            )
-            moved = a if small == "a" else b
-            steps.append((small, "= " + sci(moved, top, m + shift)))
+                ("align", f"{small} has the smaller exponent: shift its significand right "
+                 f"{places}, to 2^{top}")
+            )  # fmt: skip
+            steps.append((small, "= " + sci(terms[names.index(small)], top, m + shift)))
         else:
             steps.append(("align", f"same exponent 2^{top}: no shift"))
-        verb = "add" if (a < 0) == (b < 0) else "subtract"
-        exact = a + b
-        total = sci(exact, top, m + shift) if exact else "0"
-        first = ("-" if a < 0 else "+") + binary(a, top, m + (shift if small == "a" else 0))
-        second = binary(b, top, m + (shift if small == "b" else 0))
-        sign = "-" if (b < 0) != (a < 0) else "+"
-        steps.append((verb, f"({first} {sign} {second}) x 2^{top} = {total}"))
-        return steps
-    if op.op == "mul":
-        ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
-        sa = _x(ps[0].exact) / Fraction(2) ** ea
-        sb = _x(ps[1].exact) / Fraction(2) ** eb
-        return [
-            (
-                "multiply",
-                f"significands {binary(sa, 0)} x {binary(sb, 0)} = {binary(sa * sb, 0)}",
-            ),
-            ("", f"exponents {ea} + {eb} = {ea + eb}; sign {'-' if _x(op.exact) < 0 else '+'}"),
-        ]
-    if op.op == "div":
-        ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
-        sa, sb = _x(ps[0].exact) / Fraction(2) ** ea, _x(ps[1].exact) / Fraction(2) ** eb
-        q = abs(sa / sb)
-        shown = binary(q, 0, m + 4) if q.denominator & (q.denominator - 1) else binary(q, 0)
-        return [
-            ("divide", f"significands {binary(sa, 0)} / {binary(sb, 0)} = {shown}"),
-            ("", f"exponents {ea} - {eb} = {ea - eb}; sign {'-' if _x(op.exact) < 0 else '+'}"),
-        ]
-    if op.op == "sqrt":
-        e = lead_exponent(ps[0])
-        odd = e % 2
-        s = _x(ps[0].exact) / Fraction(2) ** (e - odd)
-        note = f"the exponent {e} is odd: write it as {binary(s, 0)} x 2^{e - odd}; " if odd else ""
-        root = f"{binary(_x(op.exact), (e - odd) // 2, m + 4)}"
-        return [
-            (
-                "root",
-                f"{note}sqrt of the significand, half the exponent: {root} x 2^{(e - odd) // 2}",
-            )
-        ]
-    if op.op == "remainder":
-        a, b = _x(ps[0].exact), _x(ps[1].exact)
-        n = round(a / b)
-        return [
-            ("divide", f"a / b = {float(a / b)!r}; the nearest integer (ties to even) is n = {n}"),
-            ("subtract", f"a - n x b = {float(a)!r} - ({n}) x {float(b)!r}: exact, it always "
-             "fits in the format"),
-        ]  # fmt: skip
-    # fma
-    product = _x(ps[0].exact) * _x(ps[1].exact)
+    written = [
+        binary(t, top, m + (shift if name == small else 0)) if t else "0"
+        for t, name in zip(terms, names, strict=True)
+    ]
+    verb = "add" if negative[0] == negative[1] else "subtract"
+    first = ("-" if negative[0] else "+") + written[0]
+    second = ("-" if negative[1] else "+") + " " + written[1]
+    total = _signed(terms[0] + terms[1], top, m + shift)
+    return [*steps, (verb, f"({first} {second}) x 2^{top} = {total}")]
+
+
+def _product_lines(op: Operation) -> Steps:
+    ps = op.operands
+    symbol, verb = ("x", "multiply") if op.op == "mul" else ("/", "divide")
+    for name, p in zip(NAMES, ps, strict=False):
+        if p.is_finite and p.exact == 0:
+            what = "product" if op.op == "mul" else "quotient"
+            return [(verb, f"{name} = 0: the {what} is exactly 0")]
+        if not p.is_finite:  # x / inf
+            return [(verb, f"{name} is infinite and a is finite: the quotient is exactly 0")]
+    ea, eb = lead_exponent(ps[0]), lead_exponent(ps[1])
+    sa = abs(_x(ps[0].exact)) / Fraction(2) ** ea
+    sb = abs(_x(ps[1].exact)) / Fraction(2) ** eb
+    result = sa * sb if op.op == "mul" else sa / sb
+    dyadic = not result.denominator & (result.denominator - 1)
+    written = binary(result, 0) if dyadic else binary(result, 0, op.format.mantissa_bits + 4)
+    sign = "-" if _x(op.exact) < 0 else "+"
     return [
-        ("multiply", f"a x b = {sci(product, log2_floor(abs(product)))} exactly (not rounded)"),
-        (
-            "add",
-            f"+ c = {sci(_x(op.exact), log2_floor(abs(_x(op.exact))))} exactly: one rounding "
-            "follows",
-        ),
+        (verb, f"significands {binary(sa, 0)} {symbol} {binary(sb, 0)} = {written}"),
+        ("", f"{_exponents(ea, '+' if op.op == 'mul' else '-', eb)}; sign {sign}"),
     ]
 
 
-def round_lines(op: Operation) -> list[tuple[str, str]]:
-    fmt, m, exact = op.format, op.format.mantissa_bits, _x(op.exact)
-    e = log2_floor(abs(exact))
-    kept = max(e, fmt.emin)
-    steps = []
-    if op.op in ("add", "sub") and e != max(lead_exponent(p) for p in op.operands):
-        steps.append(("normalize", f"= {sci(exact, e)}   (the leading 1 moves to 2^{e})"))
-    if e < fmt.emin and not fmt.has_subnormals:  # E8M0: no subnormals, no zero
-        if op.parts.kind.value == "nan":
-            to = "rounding toward zero leaves no value: NaN"
-        else:
-            to = f"the result is that smallest value, {fmt.min!r}"
-        least = f"2^{fmt.emin}"
-        steps.append(
-            ("round", f"below the smallest value {least}, with no subnormals or zero: {to}")
-        )
-        return steps
-    if e < fmt.emin:
-        steps.append(
-            (
-                "subnormal",
-                f"below the smallest normal 2^{fmt.emin}: written {sci(exact, kept)}, "
-                "so fewer significant bits are kept",
-            )
-        )
-    dyadic = not exact.denominator & (exact.denominator - 1) and not op.approximate
-    bits = binary(exact, kept, None if dyadic else m + 6)
-    if "." not in bits:
-        bits += "."
-    bits = bits.ljust(bits.index(".") + 1 + m, "0") if dyadic else bits
-    cut = bits.index(".") + 1 + m if m else bits.index(".")
-    if op.rounding == "stochastic":
-        steps.append(("round", f"keep {m} bits after the point: {bits[:cut]}|{bits[cut:]}"))
-        steps.append(("", "stochastic: rounds away from zero with probability the dropped part"))
-        return steps
-    ex = explain_rounding(exact, fmt, op.rounding)
-    if ex.is_exact:
-        steps.append(("round", f"{bits.rstrip('.')} fits in {m} bits after the point: exact"))
-        return steps
-    steps.append(("round", f"keep {m} bits after the point: {bits[:cut]}|{bits[cut:]}"))
-    if ex.guard is not None:
-        steps.append(
-            (
-                "",
-                f"guard bit {ex.guard} (the first bit dropped), round bit {ex.round} (the next), "
-                f"sticky bit {ex.sticky} (the OR of all later bits)",
-            )
-        )
-    steps.append(("", ex.choices[op.rounding].reason))
-    return steps
+def _root_lines(op: Operation) -> Steps:
+    p, m = op.operands[0], op.format.mantissa_bits
+    if p.exact == 0:
+        zero = _zero(bool(p.sign))
+        return [("root", f"sqrt({zero}) = {zero} (IEEE 754 keeps the sign of a zero)")]
+    e = lead_exponent(p)
+    even = e - e % 2
+    s = _x(p.exact) / Fraction(2) ** even
+    note = f" (the exponent {e} is odd: one factor 2 moves into the significand)" if e % 2 else ""
+    exact = _x(op.exact)
+    root = binary(exact, even // 2, m + 4) if op.approximate else binary(exact, even // 2)
+    return [("root", f"sqrt({binary(s, 0)} x 2^{even}) = {root} x 2^{even // 2}{note}")]
+
+
+def _fma_lines(op: Operation) -> Steps:
+    ps = op.operands
+    a, b, exact = _x(ps[0].exact), _x(ps[1].exact), _x(op.exact)
+    product = a * b
+    if product:
+        written = sci(product, log2_floor(abs(product)))
+    else:
+        written = _zero(bool(ps[0].sign) != bool(ps[1].sign))
+    total = sci(exact, log2_floor(abs(exact))) if exact else "0"
+    return [
+        ("multiply", f"a x b = {written} exactly (not rounded)"),
+        ("add", f"a x b + c = {total} exactly: one rounding follows"),
+    ]
+
+
+def _number(x: Fraction) -> str:
+    """An exact number in decimal, or its magnitude when that is long."""
+    if not x.denominator & (x.denominator - 1):
+        text = exact_decimal(x)
+        if len(text) <= 40:
+            return text
+    return f"{magnitude_text(x)}..."
+
+
+def _remainder_lines(op: Operation) -> Steps:
+    a, b = op.operands
+    if not b.is_finite:
+        return [("divide", "b is infinite and a is finite: n = 0, the remainder is a")]
+    x, y = _x(a.exact), _x(b.exact)
+    n = round(x / y)
+    count = str(n) if abs(n) < 10**30 else magnitude_text(Fraction(n))
+    return [
+        ("divide", f"a / b = {_number(x / y)}; the nearest integer (ties to even) is n = {count}"),
+        ("subtract", f"a - n x b = {_number(x)} - ({count}) x {_number(y)} = "
+         f"{_number(x - n * y)}: exact, always a value of the format"),
+    ]  # fmt: skip
+
+
+def compute_lines(op: Operation) -> Steps:
+    """The exact computation for finite operands (x / inf and remainder(x, inf) too)."""
+    if op.op in ("add", "sub"):
+        return _add_lines(op)
+    if op.op in ("mul", "div"):
+        return _product_lines(op)
+    if op.op == "sqrt":
+        return _root_lines(op)
+    if op.op == "remainder":
+        return _remainder_lines(op)
+    return _fma_lines(op)
+
+
+def shown(op: Operation) -> int | None:
+    """The power of two the computation's last line writes its result at (None
+    when it writes none): the normalization step starts from it."""
+    ps = op.operands
+    if op.op in ("add", "sub"):
+        nonzero = [lead_exponent(p) for p in ps if p.exact != 0]
+        return max(nonzero) if nonzero else None
+    if any(not p.is_finite or p.exact == 0 for p in ps):
+        return None
+    if op.op == "mul":
+        return lead_exponent(ps[0]) + lead_exponent(ps[1])
+    if op.op == "div":
+        return lead_exponent(ps[0]) - lead_exponent(ps[1])
+    if op.op == "sqrt":
+        e = lead_exponent(ps[0])
+        return (e - e % 2) // 2
+    return None  # fma: already normalized; remainder: written in decimal
 
 
 def exact_text(op: Operation) -> str:
     exact = _x(op.exact)
+    if exact == 0:
+        return "= 0"
     if op.approximate:
-        return f"= {float(exact)!r}... (irrational: no finite binary expansion)"
+        return f"= {_float_text(exact)}... (irrational: no finite binary expansion)"
     if exact.denominator & (exact.denominator - 1):
-        return f"= {float(exact)!r}... (no finite binary expansion)"
+        return f"= {_float_text(exact)}... (no finite binary expansion)"
     text = exact_decimal(exact)
     if len(text) <= 40:
         return f"= {text}"
@@ -284,3 +301,9 @@ def _leading_digits(text: str, n: int = 21) -> str:
             return f"{sign}{kept[: exponent + 1]}.{kept[exponent + 1 :]}..."
         return f"{sign}0.{'0' * (-exponent - 1)}{kept}..."
     return f"{sign}{kept[0]}.{kept[1:]}...e{exponent:+d}"
+
+
+def _float_text(x: Fraction) -> str:
+    """``repr(float(x))``, or the magnitude where float64 cannot hold ``x``."""
+    value = float(x) if abs(x) < 2**1000 else 0.0
+    return repr(value) if abs(value) >= 2.0**-1000 else magnitude_text(x)

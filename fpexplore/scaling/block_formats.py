@@ -8,11 +8,13 @@ BlockFormat(name='mxfp6_e2m3', element='float6_e2m3fn', block_size=32, scale='e8
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .. import codes as K
+from ..exact import parse_real, round_real
 from ..formats import Format, get_format
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "BlockFormat",
     "dequantize_blocks",
     "get_block_format",
+    "nvfp4_tensor_scale",
 ]
 
 E8M0_NAN = 0xFF  # the E8M0 code of NaN; code c is 2**(c - 127)
@@ -112,19 +115,66 @@ def _element_values(codes: np.ndarray, spec: BlockFormat) -> np.ndarray:
     return K.codes_to_values(codes, spec.element)
 
 
+def _codes_argument(
+    values: Any, name: str, bits: int, what: str, top: int | None = None
+) -> np.ndarray:
+    """Codes from an integer array, a list, or floats holding integers: uint8 in
+    ``0..top`` (default ``2**bits - 1``); anything else is refused, naming ``name``."""
+    arr = np.asarray(values)
+    if arr.dtype == np.int8 and bits == 8:  # MXINT8's two's-complement bytes, as int8
+        arr = arr.view(np.uint8)
+    top = (1 << bits) - 1 if top is None else top
+    flat = arr.reshape(-1)
+    if arr.dtype.kind == "O" and all(isinstance(v, int) for v in flat):  # beyond int64
+        for i, v in enumerate(flat):
+            if not 0 <= v <= top:
+                raise ValueError(f"{name} holds {v!r} at flat index {i}; {what} are integer "
+                                 f"codes 0..{top}")  # fmt: skip
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be integer codes, got an array of dtype {arr.dtype}")
+    with np.errstate(invalid="ignore"):
+        bad = (arr < 0) | (arr > top)
+        if arr.dtype.kind == "f":
+            bad |= ~np.isfinite(arr) | (arr != np.floor(arr))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} holds {arr.reshape(-1)[i].item()!r} at flat index {i}; {what} are "
+            f"integer codes 0..{top}"
+        )
+    return arr.astype(np.uint8)
+
+
+def _check_tensor_scale(tensor_scale: Any) -> None:
+    if isinstance(tensor_scale, bool | np.bool_) or not isinstance(
+        tensor_scale, int | float | np.integer | np.floating
+    ):
+        raise TypeError(f"tensor_scale must be a positive number, got {tensor_scale!r}")
+    if not (np.isfinite(tensor_scale) and tensor_scale > 0):
+        raise ValueError(f"tensor_scale must be a positive finite number, got {tensor_scale!r}")
+
+
 def dequantize_blocks(
     scales: Any, codes: Any, fmt: str | BlockFormat, *, axis: int = -1, tensor_scale: Any = None
 ) -> np.ndarray:
     """Decode block scales and element codes back to float64 values (the inverse
     of :func:`quantize_blocks`; ``tensor_scale`` is NVFP4's per-tensor scale).
 
+    ``scales`` and ``codes`` are integer arrays or lists (floats that hold
+    integers are taken too). A code outside its format (an E2M1 element code of
+    16 or more, a scale code above 255, an NVFP4 scale with its sign bit set, a
+    negative or fractional code, NaN) raises ValueError naming the argument; a
+    ``tensor_scale`` that is not a positive finite number is refused as well.
+
     >>> codes = np.array([[0x38, 0xB8, 0x7E]], np.uint8)  # E4M3 codes of 1, -1, 448
     >>> dequantize_blocks(np.array([[125]], np.uint8), codes, "mxfp8_e4m3")  # X = 2**-2
     array([[  0.25,  -0.25, 112.  ]])
     """
     spec = get_block_format(fmt)
-    codes = np.asarray(codes, dtype=np.uint8)
-    scales = np.asarray(scales, dtype=np.uint8)
+    element_bits = 8 if spec.element == "int8" else get_format(spec.element).bits
+    codes = _codes_argument(codes, "codes", element_bits, f"{spec.name}'s elements")
+    top = 0x7F if spec.scale == "e4m3" else 0xFF  # NVFP4's E4M3 scales are positive
+    scales = _codes_argument(scales, "scales", 8, f"{spec.name}'s {spec.scale.upper()} scales", top)
     ax = _axis(axis, codes.ndim)
     n, k = codes.shape[ax], spec.block_size
     expected = (*codes.shape[:ax], -(-n // k), *codes.shape[ax + 1 :])
@@ -133,9 +183,23 @@ def dequantize_blocks(
                          f"expected {expected} for blocks of {k} along axis {ax}")  # fmt: skip
     if spec.scale == "e4m3" and tensor_scale is None:
         raise ValueError("nvfp4 needs its per-tensor scale: pass tensor_scale=")
+    if tensor_scale is not None:
+        _check_tensor_scale(tensor_scale)
     per_element = np.repeat(_scale_values(scales, spec), k, axis=ax)
     per_element = np.take(per_element, np.arange(n), axis=ax)
-    values = _element_values(codes, spec) * per_element
-    if spec.scale == "e4m3":
-        values = values * float(tensor_scale)
+    with np.errstate(invalid="ignore"):  # E5M2's signalling NaN codes stay NaN
+        values = _element_values(codes, spec) * per_element
+        if spec.scale == "e4m3":
+            values = values * float(tensor_scale)
     return np.asarray(values)
+
+
+def nvfp4_tensor_scale(amax: float) -> float:
+    """NVFP4's per-tensor scale ``amax / (448 * 6)``, rounded once to float32 (at least
+    its smallest subnormal; 1 for an all-zero tensor)."""
+    if amax == 0:
+        return 1.0
+    if amax > 2688.0 * float(np.finfo(np.float32).max):
+        raise ValueError(f"amax {amax!r} needs a per-tensor scale beyond float32's range")
+    code = round_real(parse_real(Fraction(amax) / 2688), "float32")
+    return max(float(K.codes_to_values(np.array([code], np.uint32), "float32")[0]), 2.0**-149)

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..exact import check_rounding
-from ..formats import Format
+from .._kernels.scaled import odd_float64_array, odd_product, odd_quotient
+from ..exact import check_rng, check_rounding
+from ..formats import Format, get_format
 from ..lazy import is_dask
 from .block_formats import (
     BLOCK_FORMATS,
@@ -39,7 +40,9 @@ from .block_formats import (
     _scale_values,
     dequantize_blocks,
     get_block_format,
+    nvfp4_tensor_scale,
 )
+from .per_tensor import check_amax
 
 __all__ = [
     "BLOCK_FORMATS",
@@ -144,7 +147,7 @@ def _round_integers(t: np.ndarray, rounding: str, rng: Any) -> np.ndarray:
     if rounding == "down":
         return np.asarray(np.floor(t))
     floor = np.floor(t)
-    return np.asarray(floor + (np.random.default_rng(rng).random(t.shape) < t - floor))
+    return np.asarray(floor + (check_rng(rng).random(t.shape) < t - floor))
 
 
 def _encode_elements(scaled: np.ndarray, spec: BlockFormat, rounding: str, rng: Any) -> Any:
@@ -178,9 +181,15 @@ def quantize_blocks(
     NVFP4 follows NVIDIA's recipe: a float32 per-tensor scale ``g = amax / (448 *
     6)`` (1 for an all-zero tensor); per block of 16 an E4M3 scale ``s =
     round_e4m3(block_amax / (6 g))`` (saturating); elements ``round_e2m1(V / (s
-    g))``, saturating at 6. The quotients are computed in float64 and rounded once
-    more (exact rounding of float32 inputs: a float32 divided by ``s g`` is never
-    within 2**-53 of a rounding boundary without being on it).
+    g))``, saturating at 6; ``g`` is rounded once to float32 from the exact
+    ``amax / 2688``.
+
+    Every element (and NVFP4's block scale) is rounded once from its exact
+    quotient, in every mode: ``V / X`` is exact in float64 or, where it falls
+    below float64's range (an element of ``2**-1000`` in a block of ``2**120``),
+    stands in for it by a float64 rounded to odd; NVFP4's quotients by ``s g``
+    are rounded to odd too (:mod:`fpexplore._kernels.scaled`). So ``"up"`` stores
+    the least positive element for a tiny positive element, as exact rounding does.
 
     The last block along ``axis`` may be short (a ragged block): it is padded
     with zeros, which change no block maximum, and the padding is dropped.
@@ -227,7 +236,7 @@ def quantize_blocks(
     n, k = moved.shape[-1], spec.block_size
     blocks = -(-n // k)
     v = np.zeros((*moved.shape[:-1], blocks * k))
-    v[..., :n] = moved
+    v[..., :n] = odd_float64_array(moved)  # integers beyond 2**53: rounded to odd
     v = v.reshape(*moved.shape[:-1], blocks, k)
     with np.errstate(invalid="ignore", over="ignore"):
         amax = np.max(np.abs(v), axis=-1, initial=0.0)
@@ -235,8 +244,9 @@ def quantize_blocks(
     if spec.scale == "e8m0":
         scales, codes, values, g = (*_quantize_mx(v, amax, special, spec, rounding, rng), None)
     else:
+        narrow = arr.dtype.itemsize <= (4 if arr.dtype.kind in "fV" else 2)  # <= 24 bits
         scales, codes, values, g = _quantize_nvfp4(
-            v, amax, special, spec, rounding, rng, tensor_amax
+            v, amax, special, spec, rounding, rng, tensor_amax, narrow
         )
     codes = codes.reshape(*moved.shape[:-1], blocks * k)[..., :n]
     values = values.reshape(*moved.shape[:-1], blocks * k)[..., :n]
@@ -260,8 +270,8 @@ def _quantize_mx(
         )
     shared = np.maximum(shared, -E8M0_EMAX)
     shared[special] = 0
-    factor = np.ldexp(1.0, -shared)[..., None]  # 1 / X: a power of two, so v * factor is exact
-    scaled = v * factor
+    factor = np.ldexp(1.0, -shared)[..., None]  # 1 / X, a power of two
+    scaled = odd_product(v, factor)  # V / X: exact, or (below float64's range) rounded to odd
     if special.any():  # inf or NaN in a block: its elements are not encoded (codes 0)
         scaled[special] = 0.0
     codes = _encode_elements(scaled, spec, rounding, rng)
@@ -274,26 +284,23 @@ def _quantize_mx(
 
 def _quantize_nvfp4(
     v: np.ndarray, amax: np.ndarray, special: np.ndarray, spec: BlockFormat, rounding: str,
-    rng: Any, tensor_amax: float | None,
+    rng: Any, tensor_amax: float | None, narrow: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
     if tensor_amax is None:
         finite_amax = float(amax[~special].max(initial=0.0))
-    elif not (np.isfinite(tensor_amax) and tensor_amax >= 0):
-        raise ValueError(f"tensor_amax must be finite and >= 0, got {tensor_amax!r}")
     else:
-        finite_amax = float(tensor_amax)
-    with np.errstate(over="ignore"):
-        g = np.float32(finite_amax / (448.0 * 6.0)) if finite_amax > 0 else np.float32(1.0)
-    if not np.isfinite(g):
-        raise ValueError(f"amax {finite_amax!r} needs a per-tensor scale beyond float32's range")
-    g = max(g, np.float32(2.0**-149))
-    target = np.where(special, 0.0, amax) / (6.0 * float(g))
-    scales = K.round_codes(target, "float8_e4m3fn", overflow="saturate")
-    s = K.codes_to_values(scales, "float8_e4m3fn")
-    divisor = np.where(s > 0, s * float(g), 1.0)[..., None]  # exact: 4 bits times 24
-    scaled = np.where(special[..., None] | (s[..., None] == 0), 0.0, v / divisor)
+        exact_amax = check_amax(tensor_amax, "tensor_amax")
+        finite_amax = float(exact_amax) if exact_amax < 2**1000 else np.inf  # refused below
+    g = nvfp4_tensor_scale(finite_amax)
+    e4m3 = get_format("float8_e4m3fn")
+    target = odd_quotient(np.where(special, 0.0, amax), 6.0 * g, e4m3, narrow=narrow)
+    scales = K.round_codes(target, e4m3, overflow="saturate")
+    s = K.codes_to_values(scales, e4m3)
+    divisor = np.where(s > 0, s * g, 1.0)[..., None]  # exact: 4 bits times 24
+    quotient = odd_quotient(v, divisor, get_format(spec.element), narrow=narrow)
+    scaled = np.where(special[..., None] | (s[..., None] == 0), 0.0, quotient)
     codes = _encode_elements(scaled, spec, rounding, rng)
-    values = _element_values(codes, spec) * (s * float(g))[..., None]
+    values = _element_values(codes, spec) * (s * g)[..., None]
     scales[special] = 0x7F  # E4M3's NaN
     values[np.broadcast_to(special[..., None], values.shape)] = np.nan
-    return scales, codes, values, float(g)
+    return scales, codes, values, g

@@ -25,52 +25,123 @@ array([9.765625e-04, 5.000000e-01, 3.000000e+00])
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .. import codes as K
+from .._kernels.scaled import round_scaled
+from ..exact import check_rounding, parse_real, round_real
 from ..formats import Format, FormatLike, get_format
 
 __all__ = ["DelayedScaling", "ScaledTensor", "amax_of", "compute_scale", "scale_per_tensor"]
 
 RECIPES = ("current", "delayed")
-_F32_MAX_POW2 = 2.0**127
+SCALE_EXPONENTS = (-127, 127)
+"""The scale lies in ``[2**-127, 2**127]``: a float32 value whose inverse is one too."""
 
 
 def amax_of(x: Any) -> float:
     """The largest finite magnitude of ``x`` (0.0 if it has none)."""
-    a = np.abs(K._real_array(x))
+    a = np.abs(K._as_float64(x))
     finite = a[np.isfinite(a)]
     return float(finite.max()) if finite.size else 0.0
 
 
+def check_amax(amax: Any, what: str = "amax") -> Fraction:
+    """A finite, non-negative real number, exactly."""
+    if isinstance(amax, bool | np.bool_) or not isinstance(amax, numbers.Real):
+        raise TypeError(f"{what} must be a real number, got {type(amax).__name__} {amax!r}")
+    if isinstance(amax, numbers.Integral):
+        value = Fraction(int(amax))
+    elif isinstance(amax, Fraction):
+        value = amax
+    elif not np.isfinite(float(amax)):
+        raise ValueError(f"{what} must be finite and >= 0, got {amax!r}")
+    else:
+        value = Fraction(float(amax))
+    if value < 0:
+        raise ValueError(f"{what} must be finite and >= 0, got {amax!r}")
+    return value
+
+
+def _log2_floor(x: Fraction) -> int:
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    return e - 1 if Fraction(2) ** e > x else e
+
+
 def compute_scale(
-    amax: float, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
+    amax: float | Fraction, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
 ) -> float:  # fmt: skip
     """The per-tensor scale ``max / amax / 2**margin`` as a float32 value.
 
-    1.0 for an amax of 0 or a non-finite amax (nothing to scale by); at most
-    ``2**127`` for a tiny amax. ``power_of_two=True`` rounds the scale down to a
-    power of two, so that scaling and unscaling are exact.
+    The quotient is computed exactly and rounded once to float32 (nearest even);
+    ``power_of_two=True`` rounds it down to a power of two instead, so that
+    scaling and unscaling are exact. Either way the scale is clamped to
+    ``[2**-127, 2**127]`` (:data:`SCALE_EXPONENTS`), so that it and its inverse
+    are float32 values: an amax above ``max * 2**127`` (or a margin that asks for
+    a smaller scale) gets ``2**-127`` and its largest values saturate; a tiny
+    amax (or a large negative margin) gets ``2**127``. An amax of 0 gives 1.0
+    (nothing to scale by); a negative or non-finite amax is refused.
 
     >>> compute_scale(3.0, "float8_e4m3fn", power_of_two=True)
     128.0
+    >>> compute_scale(1e50, "float8_e4m3fn") == 2.0**-127
+    True
     """
     fmt = get_format(fmt)
-    if isinstance(margin, bool) or not isinstance(margin, int):
+    if isinstance(margin, bool) or not isinstance(margin, int | np.integer):
         raise TypeError(f"margin must be an int, got {margin!r}")
-    if not np.isfinite(amax) or amax < 0:
-        raise ValueError(f"amax must be finite and >= 0, got {amax!r}")
-    if amax == 0:
+    value = check_amax(amax)
+    if value == 0:
         return 1.0
-    scale = min(fmt.max / amax * 2.0**-margin, _F32_MAX_POW2)
+    low, high = SCALE_EXPONENTS
+    ratio = Fraction(fmt.max) / value
+    exponent = _log2_floor(ratio) - int(margin)  # floor(log2(ideal scale))
+    if exponent < low:
+        return 2.0**low
+    if exponent >= high:
+        return 2.0**high
     if power_of_two:
-        return float(2.0 ** (np.frexp(scale)[1] - 1))
-    return float(np.float32(scale))
+        return 2.0**exponent
+    ideal = ratio / Fraction(2) ** int(margin)
+    code = round_real(parse_real(ideal), "float32")
+    return float(K.codes_to_values(np.array([code], np.uint32), "float32")[0])
+
+
+def _history_amax(amax_history: Iterable[float] | None) -> Fraction:
+    """The largest amax of a history of finite, non-negative numbers, exactly."""
+    if amax_history is None or isinstance(amax_history, str | bytes):
+        raise ValueError("the delayed recipe needs a non-empty amax_history")
+    try:
+        values = list(amax_history)
+    except TypeError:
+        raise TypeError(
+            f"amax_history must be a sequence of amaxes, got {amax_history!r}"
+        ) from None
+    if not values:
+        raise ValueError("the delayed recipe needs a non-empty amax_history")
+    exact = []
+    for i, a in enumerate(values):
+        try:
+            exact.append(check_amax(a, f"amax_history[{i}]"))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{error} (every amax_history entry must be a finite amax)") from None
+    return max(exact)
+
+
+def _as_float(x: Fraction) -> float:
+    """``float(x)``, inf beyond float64's range."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +182,7 @@ def scale_per_tensor(
     margin: int = 0,
     power_of_two: bool = False,
     overflow: str | None = "saturate",
+    rng: Any = None,
 ) -> ScaledTensor:
     """Scale ``x`` by its amax, round it into ``fmt``, unscale it.
 
@@ -121,16 +193,23 @@ def scale_per_tensor(
     rounding : rounding mode of the scaled values.
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest of
-        ``amax_history`` (the amaxes of previous steps).
+        ``amax_history`` (the amaxes of previous steps: finite numbers >= 0; a
+        NaN or infinity anywhere in it is refused with ValueError).
     margin, power_of_two : see :func:`compute_scale`.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).
 
+    rng : seed or Generator, for ``rounding="stochastic"``.
+
     Notes
     -----
-    ``x * scale`` is computed in float64: exact for float32 ``x`` (24 by 24
-    significand bits), so a float32 tensor is rounded once. ``values`` is
-    the float64 quotient ``scaled / scale``, correctly rounded.
+    ``x * scale`` is rounded once from its exact value, whatever the input's
+    dtype (:func:`fpexplore._kernels.scaled.round_scaled`): exact in float64 for
+    float32 and narrower ``x``, rounded to odd from Dekker's TwoProduct for
+    float64 ``x``, with Fractions where neither applies. ``values`` is the float64
+    quotient ``scaled / scale``, correctly rounded (exact for a power-of-two
+    scale). The scale is never 0 or inf (see :func:`compute_scale`), so no value
+    becomes NaN that was not NaN.
 
     >>> t = scale_per_tensor([1.0, 50.0], "float8_e4m3fn", recipe="delayed",
     ...                      amax_history=[10.0, 20.0])
@@ -139,20 +218,16 @@ def scale_per_tensor(
     """
     fmt = get_format(fmt)
     arr = K._real_array(x)
+    check_rounding(rounding)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
-    if recipe == "current":
-        amax = amax_of(arr)
-    else:
-        history = [float(a) for a in (amax_history or [])]
-        if not history:
-            raise ValueError("the delayed recipe needs a non-empty amax_history")
-        amax = max(history)
-    scale = compute_scale(amax, fmt, margin=margin, power_of_two=power_of_two)
-    with np.errstate(over="ignore", invalid="ignore"):
-        product = arr.astype(np.float64) * scale
-    scaled = K.round_values(product, fmt, rounding, overflow=overflow)
-    return ScaledTensor(fmt, recipe, amax, scale, arr, scaled, scaled / scale)
+    exact = Fraction(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
+    scale = compute_scale(exact, fmt, margin=margin, power_of_two=power_of_two)
+    amax = _as_float(exact)
+    scaled = round_scaled(arr, scale, fmt, rounding, overflow, rng)
+    with np.errstate(invalid="ignore"):  # a signalling NaN stays NaN
+        values = scaled / scale
+    return ScaledTensor(fmt, recipe, amax, scale, arr, scaled, values)
 
 
 class DelayedScaling:

@@ -243,13 +243,7 @@ def _finish(stats: S.RowStats, err: np.ndarray, den: np.ndarray, a64: np.ndarray
     top = float(rel.max())
     cleared = 0
     if not math.isfinite(top):
-        inf, nan = np.isinf(rel), np.isnan(rel)
-        stats.became_inf, stats.became_nan = int(np.count_nonzero(inf)), int(np.count_nonzero(nan))
-        bad = inf | nan
-        cleared = stats.became_inf + stats.became_nan
-        stats.overflow_from = float(a64[bad].min())
-        rel[bad] = 0.0
-        err[bad] = 0.0
+        cleared = stats.clear_nonfinite(rel, err, a64)
         top = float(rel.max())
     stats.zero = -zeros - cleared  # the exact zeros are bin 0's (Work.drain adds them)
     stats.max_rel = top

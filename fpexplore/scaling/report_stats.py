@@ -220,6 +220,19 @@ class RowStats:
     def nonfinite(self) -> int:
         return self.became_inf + self.became_nan
 
+    def clear_nonfinite(self, rel: np.ndarray, err: np.ndarray, magnitudes: np.ndarray) -> int:
+        """Count the values whose result became inf or NaN (their relative error
+        ``rel`` is not finite), note the smallest of their input ``magnitudes``, and
+        set their ``rel`` and ``err`` to 0 so the histogram and the noise leave them
+        out: they are counted apart. Returns how many there were."""
+        inf, nan = np.isinf(rel), np.isnan(rel)
+        self.became_inf, self.became_nan = int(np.count_nonzero(inf)), int(np.count_nonzero(nan))
+        bad = inf | nan
+        self.overflow_from = float(magnitudes[bad].min())
+        rel[bad] = 0.0
+        err[bad] = 0.0
+        return self.nonfinite
+
 
 @dataclass
 class TensorStats:

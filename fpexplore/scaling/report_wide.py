@@ -37,6 +37,7 @@ from .._kernels.round_nearest import (
     round_nearest,
     rounded_magnitudes,
 )
+from .._kernels.scaled import round_scaled
 from ..formats import Format
 from . import report_stats as S
 from .block_formats import _element_values
@@ -156,8 +157,11 @@ def _row_stats(
             stats.clipped = round_nearest(ref, rounder, q, w.nearest)
             if not plan.exact_product:
                 _correct_ties(x, scale, ref, rounder, q, w)
-        else:
-            q[...] = K.round_values(ref, row.fmt, overflow="saturate")
+        else:  # the general route: x * s rounded once (fl(x * s) only where it is exact)
+            if plan.exact_product:
+                q[...] = K.round_values(ref, row.fmt, overflow="saturate")
+            else:
+                q[...] = round_scaled(x, scale, row.fmt, "nearest_even", overflow="saturate")
             stats.clipped = int(np.count_nonzero(_overflowing(ref, row.fmt)))
         mags = np.abs(q, out=w.mags[:m])
         den = np.multiply(den, scale, out=w.sden[:m])
@@ -257,13 +261,7 @@ def _common(
     top = float(rel.max()) if m else 0.0
     cleared = 0
     if not math.isfinite(top):
-        inf, nan = np.isinf(rel), np.isnan(rel)
-        stats.became_inf, stats.became_nan = int(np.count_nonzero(inf)), int(np.count_nonzero(nan))
-        bad = inf | nan
-        cleared = stats.became_inf + stats.became_nan
-        stats.overflow_from = float(a[bad].min())
-        rel[bad] = 0.0
-        err[bad] = 0.0
+        cleared = stats.clear_nonfinite(rel, err, a)
         top = float(rel.max())
     flags = w.flags[:m]
     exact = int(np.count_nonzero(np.equal(rel, 0.0, out=flags)))

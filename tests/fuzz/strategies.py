@@ -111,3 +111,58 @@ def arrays() -> st.SearchStrategy:
         lambda v: np.array(v, np.int64)
     )
     return st.one_of(plain, ml, wide)
+
+
+BLOCK_NAMES = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8", "nvfp4")
+
+
+def code_arrays() -> st.SearchStrategy:
+    """What a user might pass as block codes or scales: integer arrays and lists of
+    any range (negative, beyond a byte, beyond int64), floats with NaN and fractions."""
+    ints = st.lists(
+        st.one_of(st.integers(0, 255), st.integers(-(2**70), 2**70)), min_size=0, max_size=40
+    )
+    floats = st.lists(st.one_of(st.integers(0, 255).map(float), st.floats()), max_size=40)
+    dtyped = st.sampled_from(["<u1", "<i1", ">i2", "<i8", "<u8", "<f8"]).flatmap(
+        lambda dtype: hnp.arrays(np.dtype(dtype), st.integers(0, 40))
+    )
+    return st.one_of(ints, floats.map(np.array), dtyped, ints.map(np.array))
+
+
+def amaxes() -> st.SearchStrategy:
+    """Candidate amax values: reals of every size and kind, and non-numbers."""
+    return st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(0, 1e300),
+        st.integers(-5, 10**400),
+        st.fractions(max_denominator=10**20),
+        st.sampled_from(["3", None, True, [1.0], np.float32(448.0), np.int8(3), 5e-324]),
+    )
+
+
+def operands() -> st.SearchStrategy:
+    """Operands of an explained operation: floats anywhere in float64's range,
+    integers, decimal strings, specials and signed zeros."""
+    return st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(-1e6, 1e6),
+        st.integers(-(2**70), 2**70),
+        st.sampled_from(
+            [
+                "0.1",
+                "-0",
+                "0",
+                "inf",
+                "-inf",
+                "nan",
+                "snan",
+                "1e-7",
+                "448",
+                "-2.5",
+                "1e30",
+                "65519",
+                "65520",
+                "1e-320",
+            ]
+        ),
+    )

@@ -1,5 +1,6 @@
 """The public API over arbitrary inputs: the right answer (checked against
-tests/oracle.py) or a clear ValueError/TypeError, within a time bound."""
+tests/oracle.py, and the explanations of operations line by line against
+tests/explain_check.py) or a clear ValueError/TypeError, within a time bound."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from hypothesis import strategies as st
 import fpexplore as fpx
 from fpexplore.core.rounding_explain import explain_rounding
 from fpexplore.render.comparison import compare
-from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, MODES, any_inputs, arrays
+from tests.explain_check import check_explanation
+from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, MODES, any_inputs, arrays, operands
 from tests.oracle import exact_elements, exact_input, expected_code, oracle_round, round_exact
 
 TIME_LIMIT = 1.0  # CPU seconds per public call (CPU time: shared machines stay fair)
@@ -187,3 +189,31 @@ def test_reports_answer_or_refuse(arr: np.ndarray, split: int, formats: list[str
         ]
         if axis is None or -max(x.ndim, 1) <= axis < max(x.ndim, 1):
             assert rows == report.to_records()
+
+
+EXPLAINED = {"add": 2, "sub": 2, "mul": 2, "div": 2, "fma": 3, "sqrt": 1, "remainder": 2,
+             "neg": 1, "abs": 1}  # fmt: skip
+ALL_FORMATS = tuple(fpx.FORMATS)
+
+
+@settings(FUZZ, max_examples=300)
+@given(
+    st.sampled_from(list(EXPLAINED)), st.lists(operands(), min_size=3, max_size=3),
+    st.sampled_from(ALL_FORMATS), st.sampled_from([*MODES, "stochastic"]),
+    st.sampled_from([None, "saturate"]),
+)  # fmt: skip
+def test_explanations_add_up(
+    op: str, values: list[Any], fmt: str, mode: str, overflow: str | None
+) -> None:
+    """str() of a random operation parses, and every line recomputes exactly
+    (tests/explain_check.py); an operation the format cannot hold is refused."""
+    args = tuple(values[: EXPLAINED[op]])
+    kwargs: dict[str, Any] = {"overflow": overflow}
+    if op not in ("neg", "abs"):
+        kwargs["rng"] = 0
+    result, error = _within(lambda: getattr(fpx, op)(*args, fmt, mode, **kwargs))
+    if error is not None:
+        assert not fpx.get_format(fmt).has_nan, (op, args, fmt, error)  # FP6/FP4: no NaN
+        return
+    text, _ = _within(lambda: str(result))
+    check_explanation(text, op, fpx.get_format(fmt), mode, overflow)

@@ -1,0 +1,79 @@
+"""Array operations agree with the scalar path, element by element: neg and abs
+on every code of every format of at most 8 bits (and samples of the 16-bit ones),
+sums and dot products of signed zeros in every format and order (issue 21, 2)."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore import codes as K
+
+SMALL = [name for name, f in fpx.FORMATS.items() if f.bits <= 8]
+WIDE = ["float16", "bfloat16"]
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal values with equal signs (zeros), or both NaN."""
+    if np.isnan(a) or np.isnan(b):
+        return bool(np.isnan(a) and np.isnan(b))
+    return a == b and np.signbit(a) == np.signbit(b)
+
+
+def _every_value(name: str, sample: int | None = None) -> np.ndarray:
+    fmt = fpx.get_format(name)
+    codes = np.arange(1 << fmt.bits)
+    if sample is not None:
+        rng = np.random.default_rng(21)
+        codes = np.unique(np.concatenate([codes[:64], codes[-64:], rng.choice(codes, sample)]))
+        codes = np.concatenate([codes, [1 << (fmt.bits - 1)]])  # -0 (or fnuz NaN)
+    return K.codes_to_values(codes.astype(K.code_dtype(fmt)), fmt)
+
+
+@pytest.mark.parametrize("name", [*SMALL, *WIDE])
+@pytest.mark.parametrize("op", ["neg", "abs"])
+def test_sign_ops_array_equals_scalar(name: str, op: str) -> None:
+    values = _every_value(name, None if name in SMALL else 2000)
+    array = getattr(fpx, op)(values, name)
+    for x, got in zip(values.tolist(), array.tolist(), strict=True):
+        scalar = getattr(fpx, op)(x, name).value
+        assert _same(got, scalar), (op, name, x, got, scalar)
+
+
+@pytest.mark.parametrize("name", ["float8_e8m0fnu"])
+def test_neg_in_e8m0_is_nan(name: str) -> None:
+    out = fpx.neg(np.array([2.0, 1.0, 2.0**-127]), name)
+    assert np.isnan(out).all()  # -x has no value in an unsigned format: NaN
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fnuz", "float8_e5m2fnuz", "p3109_p3"])
+def test_no_minus_zero_in_array_results(name: str) -> None:
+    out = fpx.neg(np.array([0.0, -0.0]), name)
+    assert not np.signbit(out).any()
+
+
+ZEROS = [0.0, -0.0]
+
+
+@pytest.mark.parametrize("name", [*fpx.FORMATS])
+@pytest.mark.parametrize("order", ["sequential", "pairwise", "kahan"])
+def test_sums_of_zeros_follow_ieee(name: str, order: str) -> None:
+    """sum(zeros) = the scalar additions in turn: -0 only when every zero is -0
+    (and the format has -0; E8M0 has no zero: NaN, as 0 + 0 there)."""
+    for n in (1, 2, 3):
+        for terms in itertools.product(ZEROS, repeat=n):
+            got = fpx.sum(np.array(terms), name, order=order).value
+            want = functools.reduce(lambda s, x: fpx.add(s, x, name).value, terms)
+            want = fpx.round_to(want, name) if n == 1 else want
+            assert _same(got, float(want)), (name, order, terms, got, want)
+
+
+def test_the_issue_sum() -> None:
+    assert np.signbit(fpx.sum([-0.0, -0.0], "float32").value)
+    assert np.signbit(fpx.sum(np.array([-0.0, -0.0]), "float16", order="kahan").value)
+    assert np.signbit(fpx.dot([-1.0], [0.0], "float32").value)  # one product, -0
+    assert not np.signbit(fpx.sum([-0.0, 0.0], "float32").value)

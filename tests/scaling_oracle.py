@@ -1,0 +1,86 @@
+"""Exact oracles for scaled formats, on Fractions: block scaling as the OCP MX
+v1.0 specification (section 6.3) and NVIDIA's NVFP4 recipe define it, element by
+element in every rounding mode, and ``x * scale`` rounded once."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from fpexplore import BLOCK_FORMATS, Format, get_format
+from tests.explain_check import Value, oracle
+from tests.oracle import round_exact
+
+
+def _log2_floor(x: Fraction) -> int:
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    return e - 1 if Fraction(2) ** e > x else e
+
+
+def _round_integer(t: Fraction, mode: str) -> int:
+    floor = math.floor(t)
+    if t == floor:
+        return floor
+    if mode in ("toward_zero", "up", "down"):
+        up = mode == "up" or (mode == "toward_zero" and t < 0)
+        return floor + up
+    fraction = t - floor
+    if fraction != Fraction(1, 2):
+        return floor + (fraction > Fraction(1, 2))
+    if mode == "nearest_away":
+        return floor + (t > 0)
+    return floor + floor % 2  # ties to even
+
+
+def _element(t: Fraction, name: str, element: str, mode: str) -> Fraction:
+    """``t = V / X`` rounded once into the element format, saturating."""
+    if name == "mxint8":
+        return Fraction(min(max(_round_integer(t * 64, mode), -128), 127), 64)
+    v = oracle(t, get_format(element), mode, "saturate")
+    assert v.kind == "finite"
+    return v.value
+
+
+def expected_blocks(x: np.ndarray, name: str, mode: str) -> list[Fraction]:
+    """OCP MX v1.0 6.3 / NVIDIA's NVFP4 recipe on Fractions, block by block along a
+    1-d ``x`` of finite values of any real dtype: the dequantized values."""
+    spec = BLOCK_FORMATS[name]
+    items = x.tolist() if x.dtype.kind in "iu" else x.astype(np.float64).tolist()
+    exact = [Fraction(v) for v in items]  # Python ints and floats: exact
+    k = spec.block_size
+    out: list[Fraction] = []
+    if spec.scale == "e8m0":
+        for b in range(0, len(exact), k):
+            block = exact[b : b + k]
+            amax = max(abs(v) for v in block)
+            shared = max(_log2_floor(amax) - spec.emax_elem, -127) if amax else -127
+            scale = Fraction(2) ** shared
+            out += [_element(v / scale, name, spec.element, mode) * scale for v in block]
+        return out
+    e4m3, f32 = get_format("float8_e4m3fn"), get_format("float32")
+    amax = max(abs(v) for v in exact)
+    g = round_exact(amax / 2688, f32, "nearest_even") if amax else Fraction(1)
+    g = max(g, Fraction(2) ** -149)  # at least float32's smallest subnormal
+    for b in range(0, len(exact), k):
+        block = exact[b : b + k]
+        target = max(abs(v) for v in block) / (6 * g)
+        s = oracle(target, e4m3, "nearest_even", "saturate").value
+        if s == 0:
+            out += [Fraction(0)] * len(block)
+            continue
+        out += [_element(v / (s * g), name, spec.element, mode) * s * g for v in block]
+    return out
+
+
+def expected_scaled(
+    given: Fraction, scale: float, fmt: Format, mode: str, overflow: str | None,
+    negative: bool = False,
+) -> Value:  # fmt: skip
+    """``given * scale`` rounded once into ``fmt``; a zero keeps the sign of ``given``
+    (``negative``: a zero ``given`` is -0) where the format has -0."""
+    want = oracle(given * Fraction(scale), fmt, mode, overflow)
+    if want.kind == "finite" and want.value == 0:
+        want.neg = (given < 0 or (given == 0 and negative)) and fmt.has_negative_zero
+    return want
