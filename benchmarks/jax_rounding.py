@@ -9,7 +9,10 @@ not timed). The baseline is JAX's own round trip ``x.astype(jnp.bfloat16)
 .astype(jnp.float32)``, timed in the same run, round robin with the others (see
 benchmarks/_harness.py), so the machine's load cancels out of the ratios. Before
 timing, each fpexplore result is checked bit for bit against fpexplore.round_to
-on the host (stochastic: against the two neighbours).
+on the host (stochastic: against the two neighbours), the scaled ones against
+fpexplore.scale_per_tensor and fpexplore.quantize_blocks. The rows marked "for
+scale" have no target: they show what the per-tensor and block scalings of the
+training presets cost next to a plain rounding.
 """
 
 from __future__ import annotations
@@ -41,6 +44,13 @@ def _check(jax: object, x: np.ndarray, fjax: object, key: object) -> None:
     got = np.asarray(fjax.round_to(sample, "bfloat16", "stochastic", key=key))
     down, up = fpx.round_to(sample, "bfloat16", "down"), fpx.round_to(sample, "bfloat16", "up")
     assert ((got == down) | (got == up)).all()
+    got = np.asarray(fjax.scale_per_tensor(sample, "float8_e4m3fn").values).view(np.uint32)
+    want = fpx.scale_per_tensor(sample, "float8_e4m3fn").values
+    assert (got == fpx.round_to(want, "float32").astype(np.float32).view(np.uint32)).all()
+    for fmt in ("mxfp4", "nvfp4"):
+        got = np.asarray(fjax.quantize_blocks(sample, fmt)).view(np.uint32)
+        want = fpx.round_to(fpx.quantize_blocks(sample, fmt).values, "float32")
+        assert (got == want.astype(np.float32).view(np.uint32)).all(), fmt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "jax.random.bits, threefry (for scale)": timed(
             lambda v: jax.random.bits(key, v.shape, jnp.uint32)
+        ),
+        "scale_per_tensor float8_e4m3fn (for scale)": timed(
+            lambda v: fjax.scale_per_tensor(v, "float8_e4m3fn").values
+        ),
+        "quantize_blocks mxfp4 (for scale)": timed(lambda v: fjax.quantize_blocks(v, "mxfp4")),
+        "quantize_blocks nvfp4 (for scale)": timed(lambda v: fjax.quantize_blocks(v, "nvfp4")),
+        "quantize_blocks nvfp4, stochastic (for scale)": timed(
+            lambda v: fjax.quantize_blocks(v, "nvfp4", "stochastic", key=key)
         ),
     }
     times = median_times(tasks, repeat)

@@ -6,8 +6,10 @@ jitted step) within 3x of the same step of the plain float32 model. For each pre
 the same model is built from the same seed; the presets train one epoch each in turn
 (round robin, so a change in the machine's load hits all of them alike), and the
 fastest epoch after the first (which compiles), the one least disturbed by other
-work on the machine, gives the time per step. Ratios are
-against float32 measured in the same run. Needs the ``keras`` extra::
+work on the machine, gives the time per step. Ratios are against float32 measured
+in the same run: "vs float32" compares the fastest epochs, "each round" gives the
+range of the ratios of the epochs trained in the same round (the spread that the
+machine's load leaves). Needs the ``keras`` extra::
 
     python benchmarks/training_step.py                      # float32 and fp8
     python benchmarks/training_step.py --presets all        # every preset
@@ -93,11 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("load average (1, 5, 15 min):", ", ".join(f"{v:.1f}" for v in os.getloadavg()))
     base = min(seconds[names[0]][1:]) / args.steps
-    print(f"{'preset':<30}{'ms/step':>10}{'vs float32':>12}")
+    print(f"{'preset':<30}{'ms/step':>10}{'vs float32':>12}{'each round':>16}")
     verdicts = []
     for name in names:
         per_step = min(seconds[name][1:]) / args.steps
-        print(f"{name:<30}{1000 * per_step:>10.3f}{per_step / base:>11.2f}x")
+        rounds = [t / b for t, b in zip(seconds[name][1:], seconds[names[0]][1:], strict=True)]
+        spread = f"{min(rounds):.2f}-{max(rounds):.2f}x"
+        print(f"{name:<30}{1000 * per_step:>10.3f}{per_step / base:>11.2f}x{spread:>16}")
         if name == "fp8":
             verdicts.append(per_step / base <= TARGET)
     if verdicts:

@@ -10,6 +10,10 @@ exact product or a quotient of two such numbers, any bits beyond 31 folded into 
 *sticky* lowest bit (which every rounding here treats rightly, since it drops at
 least 7 bits); :func:`compose` turns ``n * 2**qe`` (an integer count of quanta)
 back into float32 bits. Nothing here rounds: :mod:`fpexplore.jax._core` does.
+:func:`divide_by` gives :func:`divide`'s quotient from a divisor's
+:func:`reciprocal`, with a few products instead of a step per bit, for divisors
+shared by many numerators; :func:`computed_once` keeps such a shared table from
+being recomputed for every element of the array that reads it.
 
 Examples
 --------
@@ -46,6 +50,21 @@ def i32(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return np.int32(value)
     return jnp.asarray(value).astype(jnp.int32)
+
+
+def computed_once(fn: Any, operand: Any) -> Any:
+    """``fn(operand)``, computed once as an array of its own.
+
+    XLA fuses cheap integer operations into the loop of their consumer: a small
+    table read by every element of a large array (a gather) would be recomputed
+    for each element. A conditional is a boundary fusion does not cross, so the
+    table is built in a ``lax.cond`` whose two branches are both ``fn`` (the
+    predicate, which depends on ``operand`` so that it is not folded away, does
+    not matter). ``operand`` is a uint32 array; under ``vmap`` the conditional
+    becomes a select of two equal results.
+    """
+    flat = jnp.ravel(operand)
+    return lax.cond(flat[0] != 0, fn, fn, operand)
 
 
 def shift_left(x: Any, amount: Any) -> Any:
@@ -145,10 +164,66 @@ def divide(sig_n: Any, e_n: Any, sig_d: Any, e_d: Any, bits: int = 31) -> tuple[
     smaller = numerator < denominator
     remainder = jnp.where(smaller, lax.shift_left(numerator, u32(1)), numerator)
     e = i32(e_n) - i32(e_d) - i32(smaller)
-    quotient = u32(jnp.zeros_like(remainder))
-    for _ in range(bits):  # one quotient bit per step, unrolled: no loop over elements
-        bit = remainder >= denominator
-        remainder = lax.shift_left(remainder - jnp.where(bit, denominator, u32(0)), u32(1))
-        quotient = lax.shift_left(quotient, u32(1)) | u32(bit)
+    quotient, remainder = _long_division(remainder, denominator, bits)
     quotient = lax.shift_left(quotient, u32(31 - bits)) | u32(remainder != 0)
     return jnp.where(sig_n == 0, u32(0), quotient), e
+
+
+def _long_division(remainder: Any, divisor: Any, steps: int) -> tuple[Any, Any]:
+    """``steps`` bits of ``remainder / divisor`` (``divisor <= remainder < 2 * divisor``
+    < 2**31) by restoring division: the quotient and the last remainder, doubled."""
+    quotient = u32(jnp.zeros_like(remainder))
+    for _ in range(steps):  # one quotient bit per step, unrolled: no loop over elements
+        bit = remainder >= divisor
+        remainder = lax.shift_left(remainder - jnp.where(bit, divisor, u32(0)), u32(1))
+        quotient = lax.shift_left(quotient, u32(1)) | u32(bit)
+    return quotient, remainder
+
+
+def reciprocal(sig_d: Any) -> Any:
+    """``floor(2**60 / D)`` for the divisor ``D = sig_d >> 2`` that :func:`divide`
+    takes from a normalized significand (``2**28 <= D < 2**29``), by 32 steps of
+    restoring division: what :func:`divide_by` needs to divide by ``sig_d``. (For
+    ``D = 2**28`` it would be ``2**32``: :func:`divide_by` shifts instead.)"""
+    divisor = lax.shift_right_logical(u32(sig_d), u32(2))
+    return _long_division(u32(jnp.full_like(divisor, 1 << 29)), divisor, 32)[0]
+
+
+def divide_by(
+    sig_n: Any, e_n: Any, sig_d: Any, e_d: Any, inverse: Any, bits: int = 31
+) -> tuple[Any, Any]:  # fmt: skip
+    """:func:`divide`'s result, bit for bit, from the divisor's :func:`reciprocal`
+    ``inverse``: a divisor shared by many numerators (a block's scale) costs one
+    long division, and each numerator a few products instead of ``bits`` steps.
+
+    The quotient estimate ``floor(R * inverse / 2**30)`` of ``Q = floor(R * 2**30 /
+    D)`` (``R``: the numerator, doubled when smaller than ``D``, below ``2**30``) is
+    ``Q`` or ``Q - 1``, since ``inverse`` is short of ``2**60 / D`` by less than one
+    and ``R * 2**30 < 2**60``; the remainder, below ``2 * D``, is exact in 32 bits
+    and settles which. The 62-bit product is formed from 16-bit halves."""
+    numerator = lax.shift_right_logical(sig_n, u32(2))
+    divisor = lax.shift_right_logical(sig_d, u32(2))
+    smaller = numerator < divisor
+    r = jnp.where(smaller, lax.shift_left(numerator, u32(1)), numerator)
+    e = i32(e_n) - i32(e_d) - i32(smaller)
+    half = u32(0xFFFF)
+    r_high, r_low = lax.shift_right_logical(r, u32(16)), r & half
+    v_high, v_low = lax.shift_right_logical(inverse, u32(16)), inverse & half
+    low, middle_a, middle_b = r_low * v_low, r_low * v_high, r_high * v_low
+    sum_a = low + lax.shift_left(middle_a, u32(16))
+    sum_b = sum_a + lax.shift_left(middle_b, u32(16))  # the product's low word
+    high = r_high * v_high + lax.shift_right_logical(middle_a, u32(16))
+    high = high + lax.shift_right_logical(middle_b, u32(16)) + u32(sum_a < low) + u32(sum_b < sum_a)
+    quotient = lax.shift_left(high, u32(2)) | lax.shift_right_logical(sum_b, u32(30))
+    remainder = lax.shift_left(r, u32(30)) - quotient * divisor  # mod 2**32: exact
+    short = remainder >= divisor
+    quotient = quotient + u32(short)
+    remainder = remainder - jnp.where(short, divisor, u32(0))
+    power = divisor == u32(1 << 28)  # D = 2**28: the quotient is R * 4
+    quotient = jnp.where(power, lax.shift_left(r, u32(2)), quotient)
+    inexact = jnp.where(power, False, remainder != 0)
+    if bits < 31:
+        cut = u32((1 << (31 - bits)) - 1)
+        inexact = inexact | ((quotient & cut) != 0)
+        quotient = quotient & ~cut
+    return jnp.where(sig_n == 0, u32(0), quotient | u32(inexact)), e

@@ -12,10 +12,14 @@ element format with its exponent range moved by ``log2(X)``, so the kernel round
 elements, an E4M3 block scale ``s`` and a float32 tensor scale ``g``) divides:
 ``g = amax / 2688`` rounded to float32, ``s = block_amax / (6 g)`` rounded into E4M3,
 the element ``V / (s g)`` rounded into E2M1, each quotient exact before its one
-rounding (integer long division, :func:`fpexplore.jax._bits.divide`), and the value
-``element * s * g`` (up to 30 significant bits) rounded once to the output dtype.
+rounding, and the value ``element * s * g`` (up to 30 significant bits) rounded once
+to the output dtype (:mod:`fpexplore.jax._nvfp4`: what depends on ``s`` alone is
+tabulated once per tensor).
 
-A block holding inf or NaN gives NaN for each of its elements, as the numpy path.
+The blocks stay where they are: the array is viewed as (outer, blocks, block size,
+inner) around the block axis, so a block along a leading axis (a Dense kernel's)
+costs no transpose. A block holding inf or NaN gives NaN for each of its elements,
+as the numpy path.
 
 Examples
 --------
@@ -26,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any
 
@@ -35,16 +40,16 @@ import numpy as np
 
 from ..exact import check_rounding
 from ..scaling.block_formats import BlockFormat, _axis, get_block_format
-from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
-from ._core import float_bits
+from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, u32
 from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
+from ._nvfp4 import nvfp4_values
 from ._random import random_bits
 from ._rounding import round_count
+from ._unscale import HOLDERS
 
 __all__ = ["quantize_blocks"]
 
 E8M0_EMIN = -127
-_HOLDER = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14)}  # m, emin
 
 
 def quantize_blocks(
@@ -97,34 +102,33 @@ def quantize_blocks(
 @partial(jax.jit, static_argnames=("spec", "axis", "rounding", "dtype_name"))
 def _quantize(x: Any, key: Any, *, spec: BlockFormat, axis: int, rounding: str,
               dtype_name: str) -> Any:  # fmt: skip
-    moved = jnp.moveaxis(to_float32_bits(x), axis, -1)
-    n, k = moved.shape[-1], spec.block_size
+    shape = x.shape
+    n, k = shape[axis], spec.block_size
     blocks = -(-n // k)
-    padded = jnp.pad(moved, [(0, 0)] * (moved.ndim - 1) + [(0, blocks * k - n)])
-    u = padded.reshape(*moved.shape[:-1], blocks, k)
-    magnitude = u & u32(MAGNITUDE)
-    amax = jnp.max(magnitude, axis=-1, keepdims=True, initial=np.uint32(0))  # bits: exact
+    outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
+    bits = to_float32_bits(x).reshape(outer, n, inner)  # the blocks stay in place: no transpose
+    if blocks * k > n:
+        bits = jnp.pad(bits, [(0, 0), (0, blocks * k - n), (0, 0)])
+    u = bits.reshape(outer, blocks, k, inner)
+    amax = jnp.max(u & u32(MAGNITUDE), axis=2, keepdims=True, initial=np.uint32(0))  # exact
     special = amax >= u32(INF)  # inf or NaN in the block
     random = random_bits(key, u.shape) if rounding == "stochastic" else None
-    negative = (u & u32(SIGN)) != 0
-    sig, e = decompose(jnp.minimum(magnitude, u32(INF - 1)))
     if spec.scale == "e8m0":
-        value_sig, value_e, negative = _mx(sig, e, negative, amax, spec, rounding, random)
+        values = _mx(u, amax, spec, rounding, random, dtype_name)
     else:
-        value_sig, value_e, negative = _nvfp4(sig, e, negative, amax, special, rounding, random)
-    m, emin = _HOLDER[dtype_name]  # one rounding into the output dtype (exact for MX in float32)
-    count, qe = round_count(value_sig, value_e, negative, mantissa_bits=m, emin=emin,
-                            rounding="nearest_even")  # fmt: skip
-    bits = compose(count, qe) | jnp.where(negative, u32(SIGN), u32(0))
-    bits = jnp.where(special, u32(0x7FC0_0000), bits)
-    bits = bits.reshape(*moved.shape[:-1], blocks * k)[..., :n]
-    return from_float32_bits(jnp.moveaxis(bits, -1, axis), np.dtype(dtype_name))
+        values = nvfp4_values(u, amax, special, rounding, random, dtype_name)
+    values = jnp.where(special, u32(0x7FC0_0000), values)
+    values = values.reshape(outer, blocks * k, inner)[:, :n, :].reshape(shape)
+    return from_float32_bits(values, np.dtype(dtype_name))
 
 
 def _mx(
-    sig: Any, e: Any, negative: Any, amax: Any, spec: BlockFormat, rounding: str, random: Any
-) -> tuple[Any, Any, Any]:  # fmt: skip
-    """MX elements rounded in place: the dequantized values, normalized, and their signs."""
+    bits: Any, amax: Any, spec: BlockFormat, rounding: str, random: Any, holder: str
+) -> Any:  # fmt: skip
+    """MX elements rounded in place: the dequantized values' float32 bits, signed,
+    rounded once more into a 16-bit holder (float32 holds them exactly)."""
+    negative = (bits & u32(SIGN)) != 0
+    sig, e = decompose(jnp.minimum(bits & u32(MAGNITUDE), u32(INF - 1)))
     _, amax_e = decompose(jnp.minimum(amax, u32(INF - 1)))  # floor(log2(amax))
     shared = jnp.where(amax == 0, E8M0_EMIN, jnp.maximum(amax_e - spec.emax_elem, E8M0_EMIN))
     element = spec.element_format
@@ -132,51 +136,17 @@ def _mx(
         count, qe = round_count(sig, e, negative, mantissa_bits=6, emin=shared,
                                 rounding=rounding, random=random)  # fmt: skip
         count = jnp.minimum(count, jnp.where(negative, u32(128), u32(127)))
-        return (*decompose(compose(count, qe)), negative & (count != 0))  # integers: no -0
-    count, qe = round_count(
-        sig,
-        e,
-        negative,
-        mantissa_bits=element.mantissa_bits,
-        emin=element.emin + shared,
-        rounding=rounding,
-        random=random,
-    )
-    top = element.emax - element.mantissa_bits  # max = largest * 2**top
-    largest = compose(u32(int(element.max * 2.0**-top)), top + shared)
-    return (*decompose(jnp.minimum(compose(count, qe), largest)), negative)  # saturating
-
-
-def _nvfp4(
-    sig: Any, e: Any, negative: Any, amax: Any, special: Any, rounding: str, random: Any
-) -> tuple[Any, Any, Any]:  # fmt: skip
-    """NVFP4: the tensor scale, the block scales, the elements and their values."""
-    finite_amax = jnp.max(jnp.where(special, u32(0), amax), initial=np.uint32(0))
-    g = _round_positive(*divide(*decompose(finite_amax), *_constant(2688.0), bits=26), 23, -126)
-    g = jnp.where(finite_amax == 0, u32(float_bits(1.0)), jnp.maximum(g, u32(1)))  # >= 2**-149
-    g_sig, g_e = decompose(g)
-    six_g = multiply(g_sig, g_e, *_constant(6.0))
-    target = divide(*decompose(jnp.where(special, u32(0), amax)), *six_g, bits=6)
-    s = jnp.minimum(_round_positive(*target, 3, -6), u32(float_bits(448.0)))  # E4M3, saturating
-    s_sig, s_e = decompose(s)
-    divisor = multiply(s_sig, s_e, g_sig, g_e)
-    quotient = divide(sig, e, *divisor, bits=31 if rounding == "stochastic" else 4)
-    count, qe = round_count(*quotient, negative, mantissa_bits=1, emin=0, rounding=rounding,
-                            random=random)  # fmt: skip
-    element = jnp.minimum(compose(count, qe), u32(float_bits(6.0)))  # E2M1, saturating
-    element = jnp.where(s == 0, u32(0), element)  # no scale: every element +0
-    scaled = multiply(*decompose(element), s_sig, s_e)  # exact: 2 bits times 4
-    value_sig, value_e = multiply(*scaled, g_sig, g_e)  # exact: 6 bits times 24
-    return value_sig, value_e, negative & (s != 0)
-
-
-def _constant(value: float) -> tuple[Any, Any]:
-    """A float32 constant, normalized."""
-    return decompose(u32(float_bits(value)))
-
-
-def _round_positive(sig: Any, e: Any, m: int, emin: int) -> Any:
-    """Float32 bits of a positive normalized value rounded to nearest even into a
-    format of ``m`` mantissa bits whose smallest normal exponent is ``emin``."""
-    count, qe = round_count(sig, e, False, mantissa_bits=m, emin=emin, rounding="nearest_even")
-    return compose(count, qe)
+        values, negative = compose(count, qe), negative & (count != 0)  # integers: no -0
+    else:
+        count, qe = round_count(sig, e, negative, mantissa_bits=element.mantissa_bits,
+                                emin=element.emin + shared, rounding=rounding,
+                                random=random)  # fmt: skip
+        top = element.emax - element.mantissa_bits  # max = largest * 2**top
+        largest = compose(u32(int(element.max * 2.0**-top)), top + shared)
+        values = jnp.minimum(compose(count, qe), largest)  # saturating
+    if holder != "float32":
+        m, emin, _ = HOLDERS[holder]
+        count, qe = round_count(*decompose(values), negative, mantissa_bits=m, emin=emin,
+                                rounding="nearest_even")  # fmt: skip
+        values = compose(count, qe)
+    return values | jnp.where(negative, u32(SIGN), u32(0))

@@ -39,11 +39,11 @@ from ._core import Spec, float_bits, round_normalized, spec_for, specials
 from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
 from ._random import key_words, random_bits
 from ._rounding import round_count
+from ._unscale import unscale
 
 __all__ = ["ScaledTensor", "amax_of", "compute_scale", "record_amax", "scale_per_tensor"]
 
 _ONE = float_bits(1.0)
-_HOLDER = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14)}  # m, emin
 
 
 class ScaledTensor(NamedTuple):
@@ -60,10 +60,33 @@ class ScaledTensor(NamedTuple):
     amax: Any
 
 
-def _finite_amax_bits(bits: Any) -> Any:
-    """The largest finite magnitude's float32 bits (0 if there is none)."""
-    magnitude = bits & u32(MAGNITUDE)
-    return jnp.max(jnp.where(magnitude < u32(INF), magnitude, u32(0)), initial=np.uint32(0))
+_ROWS = 16
+
+
+def _finite_amax_bits(x: Any) -> Any:
+    """The float32 bits of the largest finite magnitude of a float32, bfloat16 or
+    float16 array (0 if there is none).
+
+    XLA's CPU backend reduces integers one element at a time, but takes the
+    elementwise maximum of two arrays many lanes at once: a large array is cut
+    into 16 rows, their elementwise maximum taken, and only that row reduced.
+    Each row is read as bits on its own, so that no bit copy of ``x`` is made."""
+
+    def finite(part: Any) -> Any:
+        magnitude = to_float32_bits(part) & u32(MAGNITUDE)
+        return jnp.where(magnitude < u32(INF), magnitude, u32(0))
+
+    flat = jnp.ravel(x)
+    cols = flat.shape[0] // _ROWS
+    if cols < 64:
+        return jnp.max(finite(flat), initial=np.uint32(0))
+    widest = finite(flat[:cols])
+    for i in range(1, _ROWS):
+        widest = jnp.maximum(widest, finite(flat[i * cols : (i + 1) * cols]))
+    largest = jnp.max(widest)
+    if flat.shape[0] > _ROWS * cols:
+        largest = jnp.maximum(largest, jnp.max(finite(flat[_ROWS * cols :])))
+    return largest
 
 
 def amax_of(x: Any) -> Any:
@@ -75,7 +98,7 @@ def amax_of(x: Any) -> Any:
     7.5
     """
     input_dtype(x)
-    bits = _finite_amax_bits(to_float32_bits(jnp.asarray(x)))
+    bits = _finite_amax_bits(jnp.asarray(x))
     return jax.lax.bitcast_convert_type(bits, jnp.float32)
 
 
@@ -207,8 +230,7 @@ def scale_per_tensor(
 def _scale(x: Any, history: Any, key: Any, *, spec: Spec, fmt_max: float, margin: int,
            power_of_two: bool, rounding: str, dtype_name: str) -> ScaledTensor:  # fmt: skip
     bits = to_float32_bits(x)
-    source = bits if history is None else to_float32_bits(history)
-    amax = _finite_amax_bits(source)
+    amax = _finite_amax_bits(x if history is None else history)
     scale = _scale_bits(amax, fmt_max, margin, power_of_two)
     s_sig, s_e = decompose(scale)
     magnitude = bits & u32(MAGNITUDE)
@@ -217,12 +239,7 @@ def _scale(x: Any, history: Any, key: Any, *, spec: Spec, fmt_max: float, margin
     random = random_bits(key, x.shape) if rounding == "stochastic" else None
     scaled = round_normalized(*product, negative, spec, rounding, random)
     scaled = _specials_of_inputs(scaled, bits, spec)
-    m, emin = _HOLDER[dtype_name]
-    quotient = divide(*decompose(scaled & u32(MAGNITUDE)), s_sig, s_e, bits=m + 3)
-    count, qe = round_count(*quotient, False, mantissa_bits=m, emin=emin,
-                            rounding="nearest_even")  # fmt: skip
-    values = compose(count, qe) | (scaled & u32(SIGN))
-    values = jnp.where((scaled & u32(MAGNITUDE)) >= u32(INF), scaled, values)  # inf, NaN
+    values = unscale(scaled, scale, spec, dtype_name)  # exact, one rounding
     as_float = partial(jax.lax.bitcast_convert_type, new_dtype=jnp.float32)
     return ScaledTensor(from_float32_bits(values, np.dtype(dtype_name)), as_float(scaled),
                         as_float(scale), as_float(amax))  # fmt: skip

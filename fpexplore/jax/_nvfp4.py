@@ -1,0 +1,168 @@
+"""NVFP4 in JAX: the tensor scale, the block scales, and each element's value.
+
+NVIDIA's NVFP4 has blocks of 16 E2M1 elements, an E4M3 scale ``s`` per block and a
+float32 scale ``g`` per tensor: ``g = amax / 2688`` rounded to float32, ``s =
+block_amax / (6 g)`` rounded into E4M3 (at most 448), each element ``V / (s g)``
+rounded into E2M1 (saturating at 6), and its value ``element * s * g`` (up to 30
+significant bits) rounded once to the output dtype. Every quotient and product is
+exact before its one rounding.
+
+The work is spread by what it depends on. Per tensor, for each of E4M3's 127
+scales (:func:`_rows`): the divisor ``s g`` (exact: 4 bits times 24), its
+:func:`~fpexplore.jax._bits.reciprocal`, the thresholds between neighbouring
+elements and the values of the eight elements times ``s g``. Per block
+(:func:`_blocks`): the scale's code, and its row's thresholds or divisor. Per
+element: to round to nearest or toward one side, the count of thresholds at or
+below ``|V|`` (the threshold between ``a`` and ``b`` is ``(a + b)/2 * s g``
+rounded up to a float32, or one past it where a tie goes down: comparing float32
+bits is comparing values); to round stochastically, the quotient's 31 bits from
+the reciprocal; then the value from the tensor's table. Each stage is built by
+:func:`~fpexplore.jax._bits.computed_once`, so XLA does not repeat it per element.
+
+Examples
+--------
+>>> import numpy as np
+>>> from fpexplore.jax._bits import decompose
+>>> x = np.array([[0.1, -0.3, 0.7, 1.3, 2.9, -5.0, 0.02, 0.5] * 2], np.float32)
+>>> bits = x.view(np.uint32)[:, None, :, None]  # (outer, blocks, 16, inner)
+>>> amax = (bits & 0x7FFFFFFF).max(axis=2, keepdims=True)
+>>> out = nvfp4_values(bits, amax, amax >= 0x7F800000, "nearest_even", None, "float32")
+>>> np.asarray(out).view(np.float32)[0, 0, :8, 0].tolist()
+[0.0, -0.4166666567325592, 0.8333333134651184, 1.25, 2.5, -5.0, 0.0, 0.4166666567325592]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ._bits import (
+    INF,
+    MAGNITUDE,
+    SIGN,
+    compose,
+    computed_once,
+    decompose,
+    divide,
+    divide_by,
+    multiply,
+    reciprocal,
+    u32,
+)
+from ._core import float_bits
+from ._rounding import round_count
+from ._unscale import HOLDERS
+
+__all__ = ["nvfp4_values"]
+
+E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+"""The magnitudes of E2M1, the elements of NVFP4, by code."""
+SCALES = np.array(
+    [(c % 8) * 2.0**-9 if c < 8 else (8 + c % 8) * 2.0 ** ((c >> 3) - 10) for c in range(127)],
+    np.float32,
+)
+"""E4M3's values from +0 to 448, by code."""
+
+
+def _constant(value: float) -> tuple[Any, Any]:
+    """A float32 constant, normalized."""
+    return decompose(u32(float_bits(value)))
+
+
+def _thresholds(rounding: str, toward_zero: bool) -> list[tuple[float, bool]]:
+    """Per element code ``j`` from 1 to 7: the multiple of ``s g`` at which ``|V|``
+    reaches code ``j`` and whether ``|V|`` equal to it does (a tie)."""
+    if rounding in ("nearest_even", "nearest_away"):  # the even codes: 1.0, 2, 4
+        return [((E2M1[j - 1] + E2M1[j]) / 2, rounding == "nearest_away" or j % 2 == 0)
+                for j in range(1, 8)]  # fmt: skip
+    if toward_zero:
+        return [(E2M1[j], True) for j in range(1, 8)]
+    return [(E2M1[j - 1], False) for j in range(1, 8)]
+
+
+def _rows(g: Any, holder: str, rounding: str) -> dict[str, Any]:
+    """Per E4M3 scale ``s`` (by code): the divisor ``s g``, normalized, and its
+    reciprocal (stochastic rounding), or the thresholds' float32 bits (the other
+    modes: ``toward`` and ``away`` from zero, for ``up`` and ``down``); and
+    ``values``, the element codes' values ``E2M1[j] * s * g`` rounded to nearest even
+    into ``holder``, code by code (row ``c`` at ``8 c``)."""
+    g_sig, g_e = decompose(g)
+    s_sig, s_e = decompose(u32(SCALES.view(np.uint32)))
+    rows: dict[str, Any] = {}
+    if rounding == "stochastic":
+        divisor_sig, divisor_e = multiply(s_sig, s_e, g_sig, g_e)  # exact: 4 bits times 24
+        rows["divisor_sig"], rows["divisor_e"] = divisor_sig, divisor_e
+        rows["inverse"] = reciprocal(divisor_sig)
+    sides = ("toward", "away") if rounding in ("up", "down") else ("toward",)
+    for side in sides if rounding != "stochastic" else ():
+        for j, (t, tie_up) in enumerate(_thresholds(rounding, side == "toward"), 1):
+            # t * s * g: t has at most 3 significant bits, s 4 and g 24
+            product = multiply(*multiply(*_constant(t), s_sig, s_e), g_sig, g_e)
+            up, qe = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="up")
+            down = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="down")[0]
+            ceiling = jnp.where(product[0] == 0, u32(0), compose(up, qe))
+            rows[f"{side}{j}"] = ceiling + u32((up == down) & (not tie_up))  # > T: one past
+    m, emin, _ = HOLDERS[holder]
+    values = []
+    for magnitude in E2M1:  # exact: 2 bits times 4, then 6 bits times 24; one rounding
+        scaled = multiply(*_constant(magnitude), s_sig, s_e)
+        count, qe = round_count(*multiply(*scaled, g_sig, g_e), False, mantissa_bits=m,
+                                emin=emin, rounding="nearest_even")  # fmt: skip
+        values.append(compose(count, qe))
+    rows["values"] = jnp.stack(values, axis=1).reshape(-1)
+    return rows
+
+
+def _tensor_scale(finite_amax: Any) -> Any:
+    """``g = amax / 2688`` rounded to float32 (at least ``2**-149``; 1.0 for an amax of 0)."""
+    quotient = divide(*decompose(finite_amax), *_constant(2688.0), bits=26)
+    count, qe = round_count(*quotient, False, mantissa_bits=23, emin=-126, rounding="nearest_even")
+    g = jnp.maximum(compose(count, qe), u32(1))
+    return jnp.where(finite_amax == 0, u32(float_bits(1.0)), g)
+
+
+def _blocks(amax: Any, g: Any, rows: dict[str, Any]) -> dict[str, Any]:
+    """Per block: the code of ``s = amax / (6 g)`` rounded into E4M3 (saturating at
+    448, the code 126), and its row of ``rows`` but the values."""
+    target = divide(*decompose(amax), *multiply(*decompose(g), *_constant(6.0)), bits=6)
+    count, qe = round_count(*target, False, mantissa_bits=3, emin=-6, rounding="nearest_even")
+    code = jnp.minimum(lax.shift_left(u32(qe + 9), u32(3)) + count, u32(126))  # E4M3's code
+    return {"code": code, **{name: row[code] for name, row in rows.items() if name != "values"}}
+
+
+def nvfp4_values(
+    bits: Any, amax: Any, special: Any, rounding: str, random: Any, holder: str
+) -> Any:  # fmt: skip
+    """The float32 bits of NVFP4's dequantized values, rounded once into ``holder``
+    (``"float32"``, ``"bfloat16"`` or ``"float16"``), signed, of the float32 bits
+    ``bits`` in blocks along axis 2; ``amax`` holds the blocks' largest magnitude
+    bits (a kept dimension) and ``special`` where that is inf or NaN (the caller
+    makes those blocks NaN)."""
+    finite = jnp.where(special, u32(0), amax)
+    g = _tensor_scale(jnp.max(finite, initial=np.uint32(0)))
+    rows = computed_once(lambda g: _rows(g, holder, rounding), g)  # per tensor
+    block = computed_once(lambda a: _blocks(a, g, rows), finite)  # per block
+    magnitude = bits & u32(MAGNITUDE)
+    negative = (bits & u32(SIGN)) != 0
+    if rounding == "stochastic":  # all 31 quotient bits against 32 random bits
+        sig, e = decompose(jnp.minimum(magnitude, u32(INF - 1)))
+        quotient = divide_by(sig, e, block["divisor_sig"], block["divisor_e"], block["inverse"])
+        count, qe = round_count(*quotient, negative, mantissa_bits=1, emin=0,
+                                rounding=rounding, random=random)  # fmt: skip
+        j = jnp.minimum(count + lax.shift_left(u32(qe + 1), u32(1)), u32(7))  # qe >= -1
+    else:
+
+        def count_up(side: str) -> Any:
+            return sum(u32(magnitude >= block[f"{side}{j}"]) for j in range(1, 8))
+
+        j = count_up("toward")
+        if rounding in ("up", "down"):
+            away = ~negative if rounding == "up" else negative
+            j = jnp.where(away, count_up("away"), j)
+    code = block["code"]
+    j = jnp.where(code == 0, u32(0), j)  # no scale: every element +0
+    value = rows["values"][lax.shift_left(code, u32(3)) + j]
+    return value | jnp.where(negative & (code != 0), u32(SIGN), u32(0))
