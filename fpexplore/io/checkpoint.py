@@ -145,7 +145,12 @@ class Checkpoint(Mapping[str, Any]):
                 return _map(entry.source, entry.spec, entry.spec.shape, entry.source.offset)
             except (OSError, ValueError) as err:  # the file changed since it was opened
                 raise self.error(f"cannot read tensor {name!r}: {err}") from err
-        return entry.source()
+        try:
+            return entry.source()
+        except (CheckpointError, MemoryError):
+            raise
+        except Exception as err:  # a library's error on a file changed or corrupt since
+            raise self.error(f"cannot read tensor {name!r}: {type(err).__name__}: {err}") from err
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
