@@ -272,6 +272,6 @@ def read_weights_h5(path: str) -> Checkpoint:
 
 def read_keras(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of a ``.keras`` archive's model variables."""
-    _h5py(os.path.basename(path))  # before anything else, so that a missing h5py is what is reported
+    _h5py(os.path.basename(path))  # first, so that a missing h5py is what is reported
     opener, config = _weights_member(path, os.path.basename(path))
     return _checkpoint(path, opener, config)
