@@ -10,6 +10,7 @@ worst rows (text and HTML).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -47,13 +48,16 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
              *nonfinite_notes(records, lambda r: f"{r['tensor']} {r['format']} "
                                                  f"{scaling_label(r)}")]  # fmt: skip
     if report.skipped:
-        notes.append(
-            "not reported (not floating point): "
-            + ", ".join(f"{name} ({why.split()[1]})" for name, why in report.skipped)
-        )
+        notes.append(_skipped_note(report))
     formatters: dict[str, Callable[[Any], str]] = {c: short for c in ERROR_COLUMNS}
     formatters["snr_db"] = snr_text
     return Table(list(_COLUMNS), rows, title=title, notes=notes, formatters=formatters)
+
+
+def _skipped_note(report: Any) -> str:
+    """The tensors left out, each with its dtype (the reasons: ``report.skipped``)."""
+    listed = ", ".join(f"{name} ({why.split()[1]})" for name, why in report.skipped)
+    return f"not reported (not floating point, complex or long double): {listed}"
 
 
 def summary_table(summary: Any) -> Table:
@@ -78,13 +82,15 @@ def _limit(report: Any) -> int | None:
 def checkpoint_text(report: Any) -> str:
     """The summary, then the worst rows, as text."""
     if not report.records:
-        return f"checkpoint report: {report.source}: no floating-point tensors"
+        text = f"checkpoint report: {report.source}: no floating-point tensors"
+        return f"{text}\n{_skipped_note(report)}" if report.skipped else text
     return f"{report.summary().table()}\n\n{checkpoint_table(report, _limit(report))}"
 
 
 def checkpoint_html(report: Any) -> str:
     """The summary, then the worst rows, as HTML."""
     if not report.records:
-        return f"<p>checkpoint report: {report.source}: no floating-point tensors</p>"
+        lines = checkpoint_text(report).split("\n")
+        return "".join(f"<p>{html.escape(line)}</p>" for line in lines)
     summary = report.summary().table()._repr_html_()
     return f"{summary}\n{checkpoint_table(report, _limit(report))._repr_html_()}"

@@ -117,13 +117,16 @@ def parse_formats(
         formats = [formats]
     parsed: list[Format | BlockFormat] = []
     rows: list[Row] = []
-    for spec in formats:
+    for spec in formats:  # a format named twice (e4m3, float8_e4m3fn) gives its rows once
         if isinstance(spec, BlockFormat) or (isinstance(spec, str) and _is_block(spec)):
             block = get_block_format(spec)
-            parsed.append(block)
-            rows.append(Row("block", block.element_format, block, block.name))
+            if block not in parsed:
+                parsed.append(block)
+                rows.append(Row("block", block.element_format, block, block.name))
             continue
         fmt = get_format(spec)
+        if fmt in parsed:
+            continue
         parsed.append(fmt)
         rows += [Row("none", fmt, None, fmt.name), Row("per_tensor", fmt, None, fmt.name)]
         if fmt.name in MX_OF_ELEMENT and fmt == get_format(fmt.name):

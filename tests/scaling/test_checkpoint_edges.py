@@ -1,0 +1,69 @@
+"""checkpoint_report and tensor_report at their edges: formats named twice, the heatmap
+of one scaling or of no rows, tensors left out and why."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+
+
+def test_a_format_named_twice_gives_its_rows_once() -> None:
+    x = np.linspace(-1.0, 1.0, 64)
+    spellings = ["e4m3", "float8_e4m3fn", "E4M3", fpx.get_format("e4m3"), "mxfp4", "MXFP4"]
+    rows = fpx.tensor_report(x, spellings).to_records()
+    assert [(r["format"], r["scaling"]) for r in rows] == [
+        ("float8_e4m3fn", "none"), ("float8_e4m3fn", "per_tensor"), ("float8_e4m3fn", "block"),
+        ("mxfp4", "block"),
+    ]  # fmt: skip
+    r = fpx.checkpoint_report({"a": x, "b": 2 * x}, spellings, progress=False)
+    assert len(r.records) == 2 * 4
+    assert {s["tensors"] for s in r.summary().to_records()} == {2}
+
+
+def test_the_command_line_names_a_format_once(tmp_path, capsys) -> None:
+    from fpexplore.cli.main import main
+
+    np.save(tmp_path / "w.npy", np.linspace(-1.0, 1.0, 64))
+    assert main(["report", str(tmp_path / "w.npy"), "-f", "e4m3,float8_e4m3fn", "--json"]) == 0
+    import json
+
+    records = json.loads(capsys.readouterr().out)
+    assert len(records) == 3
+
+
+def test_plot_of_one_scaling_and_of_no_rows() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    r = fpx.checkpoint_report({"a": np.linspace(-1.0, 1.0, 64)}, ["e4m3"], progress=False)
+    ax = r.plot(scaling="block")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["float8_e4m3fn\nblock"]
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="scaling 'blocks'.* none, per_tensor, block"):
+        r.plot(scaling="blocks")
+    mx = fpx.checkpoint_report({"a": np.ones(64)}, ["mxfp4"], progress=False)
+    with pytest.raises(ValueError, match="no rows of scaling 'none'"):
+        mx.plot(scaling="none")
+    empty = fpx.checkpoint_report({"step": np.arange(3)}, ["e4m3"], progress=False)
+    ax = empty.plot()  # no warnings (pytest turns them into errors): a title, no image
+    assert not ax.images
+    assert "no floating-point tensors" in ax.get_title()
+    plt.close(ax.figure)
+
+
+def test_tensors_left_out_say_why() -> None:
+    source = {"step": np.arange(3), "mask": np.ones(2, bool), "c": np.ones(2, np.complex64),
+              "long": np.ones(2, np.longdouble), "w": np.ones(4)}  # fmt: skip
+    r = fpx.checkpoint_report(source, ["e4m3"], progress=False)
+    why = dict(r.skipped)
+    assert why["step"] == "dtype int64 is not floating point"
+    assert why["mask"] == "dtype bool is not floating point"
+    assert why["c"].startswith("dtype complex64 is complex")
+    assert "long double" in why["long"] and "not floating point" not in why["long"]
+    assert {row["tensor"] for row in r.to_records()} == {"w"}
+    text = str(r)
+    assert "step (int64)" in text and "long" in text
+    empty = fpx.checkpoint_report({"step": np.arange(3)}, ["e4m3"], progress=False)
+    assert "step (int64)" in str(empty) and "step" in empty._repr_html_()
