@@ -130,3 +130,23 @@ def test_bad_values_of_a_mapping_name_the_tensor() -> None:
         open_checkpoint({"picked": x[x > 3]})
     with pytest.raises(CheckpointError, match="'picked' has unknown chunk sizes"):
         checkpoint_report({"picked": x[x > 3]}, "e4m3", progress=False)
+
+
+def test_arrays_read_from_any_file_are_read_only(tmp_path: Path) -> None:
+    w = np.arange(6.0).reshape(2, 3)
+    np.savez(tmp_path / "stored.npz", w=w)
+    np.savez_compressed(tmp_path / "packed.npz", w=w)
+    paths = [tmp_path / "stored.npz", tmp_path / "packed.npz"]
+    if __import__("importlib").util.find_spec("h5py"):
+        _weights_h5(tmp_path / "m.weights.h5")
+        paths.append(tmp_path / "m.weights.h5")
+    for path in paths:
+        ckpt = open_checkpoint(path)
+        for name in ckpt:
+            value = ckpt[name]
+            with pytest.raises(ValueError, match="read-only"):
+                value[...] = 0
+        with pytest.raises(TypeError):
+            ckpt["w"] = w  # type: ignore[index]
+    mine = {"w": w}
+    assert open_checkpoint(mine)["w"].flags.writeable  # a mapping's arrays as they are
