@@ -40,10 +40,11 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
     records = shown.to_records()
     rows = [[r["tensor"], _shape(r["shape"]), r["format"], scaling_label(r),
              *(r[c] for c in _COLUMNS[4:])] for r in records]  # fmt: skip
-    total = len(report.records)
+    total = len(report.records) if report.of is None else report.of
     title = f"checkpoint report: {report.source}"
-    if limit is not None and total > len(records):
-        title += f" (the {len(records)} worst of {total} rows; to_records() has all)"
+    if total > len(records):
+        every = "; to_records() has all" if report.of is None else ""
+        title += f" (the {len(records)} worst of {total} rows{every})"
     notes = [*COLUMN_NOTES,
              *nonfinite_notes(records, lambda r: f"{r['tensor']} {r['format']} "
                                                  f"{scaling_label(r)}")]  # fmt: skip
@@ -84,6 +85,8 @@ def checkpoint_text(report: Any) -> str:
     if not report.records:
         text = f"checkpoint report: {report.source}: no floating-point tensors"
         return f"{text}\n{_skipped_note(report)}" if report.skipped else text
+    if report.of is not None:  # worst(n): those rows, which are not the model
+        return str(checkpoint_table(report))
     return f"{report.summary().table()}\n\n{checkpoint_table(report, _limit(report))}"
 
 
@@ -92,5 +95,7 @@ def checkpoint_html(report: Any) -> str:
     if not report.records:
         lines = checkpoint_text(report).split("\n")
         return "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    if report.of is not None:
+        return checkpoint_table(report)._repr_html_()
     summary = report.summary().table()._repr_html_()
     return f"{summary}\n{checkpoint_table(report, _limit(report))._repr_html_()}"

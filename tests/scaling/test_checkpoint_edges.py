@@ -67,3 +67,18 @@ def test_tensors_left_out_say_why() -> None:
     assert "step (int64)" in text and "long" in text
     empty = fpx.checkpoint_report({"step": np.arange(3)}, ["e4m3"], progress=False)
     assert "step (int64)" in str(empty) and "step" in empty._repr_html_()
+
+
+def test_the_worst_rows_print_as_the_worst_rows_not_as_a_model() -> None:
+    rng = np.random.default_rng(4)
+    source = {f"t{i}": rng.standard_normal(64) for i in range(5)}
+    source["broken"] = np.r_[np.ones(9), 1e6]
+    r = fpx.checkpoint_report(source, ["e4m3"], progress=False)
+    worst = r.worst(2)
+    text, html = str(worst), worst._repr_html_()
+    # a summary of two rows would call them the model ("tensors 1, passing 0 (0%)")
+    assert "summary per format and scaling" not in text and "summary" not in html
+    assert "the 2 worst of 18 rows" in text and "the 2 worst of 18 rows" in html
+    assert [row["tensor"] for row in worst.to_records()] == ["broken", "broken"]
+    assert "summary per format and scaling" in str(r)
+    assert len(worst.worst(1).records) == 1 and "the 1 worst of 18 rows" in str(worst.worst(1))
