@@ -33,7 +33,8 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,6 +189,12 @@ def tensor_report(
     -------
     TensorReport
     """
+    if isinstance(x, str | os.PathLike | Mapping):
+        raise TypeError(
+            f"tensor_report takes one array, got a {type(x).__name__}; for a checkpoint file "
+            "or a mapping of names to arrays use checkpoint_report(source, formats) (every "
+            "tensor), or open_checkpoint(source)[name] for one tensor"
+        )
     parsed, rows = parse_formats(formats, scalings)
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")

@@ -82,3 +82,13 @@ def test_the_worst_rows_print_as_the_worst_rows_not_as_a_model() -> None:
     assert [row["tensor"] for row in worst.to_records()] == ["broken", "broken"]
     assert "summary per format and scaling" in str(r)
     assert len(worst.worst(1).records) == 1 and "the 1 worst of 18 rows" in str(worst.worst(1))
+
+
+def test_tensor_report_of_a_path_or_a_mapping_points_to_checkpoint_report(tmp_path) -> None:
+    from pathlib import Path
+
+    np.save(tmp_path / "w.npy", np.ones(3))
+    for source in (str(tmp_path / "w.npy"), Path(tmp_path / "w.npy"), {"w": np.ones(3)}):
+        with pytest.raises(TypeError, match=r"checkpoint_report\(") as caught:
+            fpx.tensor_report(source, ["e4m3"])
+        assert "decode()" not in str(caught.value)
