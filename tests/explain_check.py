@@ -217,7 +217,8 @@ def expected_code(v: Value, fmt: Format) -> int | None:
     magnitudes = finite_values(fmt)  # fnuz, P3109, E8M0: codes in value order
     if v.kind == "inf":
         return sign_bit | len(magnitudes)
-    return (sign_bit if v.value else 0) | magnitudes.index(abs(v.value))
+    zero_sign = v.neg and fmt.has_negative_zero  # "fn" tabulated formats (s8m0) have -0
+    return (sign_bit if v.value or zero_sign else 0) | magnitudes.index(abs(v.value))
 
 
 def is_nan_code(code: int, fmt: Format) -> bool:
