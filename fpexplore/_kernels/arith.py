@@ -150,7 +150,8 @@ def _sign_op(op: str, x: np.ndarray, fmt: Format) -> np.ndarray:
             out[:] = np.nan  # -x has no value (and NaN stays NaN)
         if not fmt.has_negative_zero:
             out[out == 0] = 0.0
-        out[nan] = x[nan]
+        if not (fmt.nan_encoding == "fn" and fmt.is_signed):  # one NaN, no sign to flip
+            out[nan] = x[nan]
     return out
 
 

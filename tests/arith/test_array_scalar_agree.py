@@ -96,3 +96,15 @@ def test_sign_ops_of_custom_tabulated_formats(fmt: fpx.Format, op: str) -> None:
     for x, got in zip(values.tolist(), array.tolist(), strict=True):
         scalar = getattr(fpx, op)(x, fmt).value
         assert _same(got, scalar), (op, fmt.name, x, got, scalar)
+
+
+def test_nan_sign_in_a_signed_fn_tabulated_format() -> None:
+    """s8m0 has a NaN of each sign (0x0FF, 0x1FF): neg flips the sign bit of a
+    NaN and abs clears it, as in float8_e4m3fn; its explanation says so."""
+    fmt = CUSTOM_TABULATED[0]
+    assert fpx.neg("nan", fmt).parts.code == 0x1FF
+    assert fpx.neg("-nan", fmt).parts.code == 0x0FF
+    assert fpx.abs("-nan", fmt).parts.code == 0x0FF
+    assert "only the sign bit changes: still NaN" in str(fpx.neg("nan", fmt))
+    out = fpx.neg(np.array([np.nan, -np.nan]), fmt)
+    assert np.isnan(out).all() and np.signbit(out).tolist() == [True, False]
