@@ -48,8 +48,16 @@ SCALE_EXPONENTS = (-127, 127)
 
 
 def amax_of(x: Any) -> float:
-    """The largest finite magnitude of ``x`` (0.0 if it has none)."""
-    a = np.abs(K._as_float64(x))
+    """The largest finite magnitude of ``x`` (0.0 if it has none); of an integer
+    array, the Python int itself (exact beyond 2**53, where float64 is not).
+
+    >>> amax_of(np.array([3, -(2**53 + 1)]))
+    9007199254740993
+    """
+    arr = K._real_array(x)
+    if arr.dtype.kind in "iu":
+        return max(abs(int(arr.max())), abs(int(arr.min()))) if arr.size else 0.0
+    a = np.abs(K._as_float64(arr))
     finite = a[np.isfinite(a)]
     return float(finite.max()) if finite.size else 0.0
 
@@ -221,7 +229,7 @@ def scale_per_tensor(
     check_rounding(rounding)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
-    exact = Fraction(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
+    exact = check_amax(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
     scale = compute_scale(exact, fmt, margin=margin, power_of_two=power_of_two)
     amax = _as_float(exact)
     scaled = round_scaled(arr, scale, fmt, rounding, overflow, rng)

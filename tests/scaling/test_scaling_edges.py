@@ -182,3 +182,19 @@ def test_delayed_scaling_keeps_working() -> None:
     for x in (np.array([1e50]), np.array([1.0]), np.array([np.nan, 2.0])):
         t = d(x)
         assert np.float32(t.scale) == t.scale and t.scale > 0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, ">i8"])
+def test_the_amax_of_integers_beyond_2_53_is_exact(dtype: object) -> None:
+    """max / amax rounded once to float32 from the integer amax itself: for this
+    amax the float64 nearest it (a multiple of 128) puts 448 / amax on the other
+    side of a float32 midpoint, and the scale came out one float32 step off."""
+    amax = 1552353763435038657
+    exact = round_exact(Fraction(448, amax), fpx.get_format("float32"), "nearest_even")
+    assert Fraction(compute_scale(amax, "float8_e4m3fn")) == exact
+    x = np.array([1, amax, 3], dtype=dtype)
+    t = scale_per_tensor(x, "float8_e4m3fn")
+    assert Fraction(t.scale) == exact
+    assert Fraction(DelayedScaling("float8_e4m3fn")(x).scale) == exact
+    if np.dtype(dtype).kind == "i":
+        assert Fraction(scale_per_tensor(-x, "float8_e4m3fn").scale) == exact
