@@ -30,6 +30,7 @@ import numbers
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -63,7 +64,13 @@ def amax_of(x: Any) -> float:
 
 
 def check_amax(amax: Any, what: str = "amax") -> Fraction:
-    """A finite, non-negative real number, exactly."""
+    """A finite, non-negative real number (a Decimal or 0-d array too), exactly."""
+    if isinstance(amax, np.ndarray) and amax.ndim == 0 and amax.dtype.kind in "fiu":
+        amax = amax[()]
+    if isinstance(amax, Decimal):
+        if not amax.is_finite() or amax < 0:
+            raise ValueError(f"{what} must be finite and >= 0, got {amax!r}")
+        return Fraction(amax)
     if isinstance(amax, bool | np.bool_) or not isinstance(amax, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {type(amax).__name__} {amax!r}")
     if isinstance(amax, numbers.Integral):

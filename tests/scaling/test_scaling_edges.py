@@ -198,3 +198,24 @@ def test_the_amax_of_integers_beyond_2_53_is_exact(dtype: object) -> None:
     assert Fraction(DelayedScaling("float8_e4m3fn")(x).scale) == exact
     if np.dtype(dtype).kind == "i":
         assert Fraction(scale_per_tensor(-x, "float8_e4m3fn").scale) == exact
+
+
+def test_an_amax_of_any_numeric_kind() -> None:
+    """Decimal and 0-d arrays are numbers (as everywhere else in fpexplore): taken
+    exactly; a non-finite or negative one is still refused, naming the argument."""
+    from decimal import Decimal
+
+    want = compute_scale(3.0, "float8_e4m3fn")
+    for amax in (Decimal("3"), np.array(3.0), np.array(3, np.int64), np.float16(3)):
+        assert compute_scale(amax, "float8_e4m3fn") == want, amax
+        t = scale_per_tensor([1.0], "e4m3", recipe="delayed", amax_history=[amax])
+        assert t.scale == want
+    assert compute_scale(Decimal("0.1"), "float8_e4m3fn") == float(
+        round_exact(Fraction(448) / Fraction(Decimal("0.1")), fpx.get_format("float32"), "nearest_even")
+    )
+    for bad in (Decimal("nan"), Decimal("-inf"), Decimal("-1"), np.array(-1.0), np.array(np.inf)):
+        with pytest.raises(ValueError, match="amax"):
+            compute_scale(bad, "float8_e4m3fn")
+    for bad in (np.array([3.0]), np.array("3"), np.array(True)):
+        with pytest.raises(TypeError, match="amax"):
+            compute_scale(bad, "float8_e4m3fn")
