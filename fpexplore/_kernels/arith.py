@@ -141,14 +141,17 @@ def _compute(op: str, xs: list[np.ndarray], fmt: Format, rounding: str) -> np.nd
 def _sign_op(op: str, x: np.ndarray, fmt: Format) -> np.ndarray:
     """neg or abs: the sign bit, except where the format has no sign bit to flip
     (as :func:`fpexplore.exact.specials.sign_op_tabulated`): NaN for ``-x`` in
-    unsigned E8M0, +0 for ``-0`` in fnuz and P3109, their one NaN unchanged."""
+    unsigned E8M0, +0 for ``-0`` in fnuz and P3109, their one NaN unchanged (a
+    tabulated format with -0, such as a signed E8M0-like ``"fn"`` format, keeps it)."""
     out = -x if op == "neg" else np.abs(x)
     if fmt.tabulated:
         nan = np.isnan(x)
         if op == "neg" and not fmt.is_signed:
             out[:] = np.nan  # -x has no value (and NaN stays NaN)
-        out[out == 0] = 0.0
-        out[nan] = x[nan]
+        if not fmt.has_negative_zero:
+            out[out == 0] = 0.0
+        if not (fmt.nan_encoding == "fn" and fmt.is_signed):  # one NaN, no sign to flip
+            out[nan] = x[nan]
     return out
 
 

@@ -160,9 +160,12 @@ def nan_bits_to_float64(x: np.ndarray, fmt: Format) -> np.ndarray:
 
 
 def nan_code_bits(codes: np.ndarray, fmt: Format) -> np.ndarray:
-    """The float64 bits of NaN codes of ``fmt`` (as :func:`nan_bits_to_float64`)."""
+    """The float64 bits of NaN codes of ``fmt`` (as :func:`nan_bits_to_float64`);
+    an unsigned format's NaN (E8M0's 0xFF: its top bit is an exponent bit) is +NaN."""
     codes = np.asarray(codes).astype(np.uint64)
     sign = (codes >> np.uint64(fmt.bits - 1)) << np.uint64(63)
+    if not fmt.is_signed:
+        sign[...] = 0
     if fmt.nan_encoding != "ieee":
         return sign | np.uint64(_NAN_BITS)
     fraction = codes & np.uint64((1 << fmt.mantissa_bits) - 1)

@@ -57,7 +57,7 @@ def _smallest_element(q: QuantizedBlocks) -> float:
 
 def _notes(q: QuantizedBlocks, typed: list[str]) -> list[str]:
     notes = []
-    moved = [v for v in typed if _float64(v).abs_error != 0]
+    moved = [v for v in typed if "inexact" in _float64(v).flags]  # not NaN: kept as NaN
     if moved:
         shown = ", ".join(short_repr(v)[1:-1] for v in moved[:4]) + (", ..." * (len(moved) > 4))
         notes.append(f"read as the nearest float64 (block scaling works on float64 arrays): "

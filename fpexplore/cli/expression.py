@@ -67,11 +67,10 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         if match is None or match.end() == position:
             bad = text[position:].strip()[:1]
             raise UsageError(f"unexpected {bad!r} at position {position + 1} in {text!r}")
-        kind = match.lastgroup or "symbol"
-        word = match[kind]
-        if kind == "name" and word.lower() in _WORDS:
-            kind = "number"
-        tokens.append((kind, word, match.start(kind)))
+        group = match.lastgroup or "symbol"
+        word, start = match[group], match.start(group)
+        kind = "number" if group == "name" and word.lower() in _WORDS else group
+        tokens.append((kind, word, start))
         position = match.end()
     return tokens
 

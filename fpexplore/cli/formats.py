@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..formats import FORMATS, Format, get_format
+from ..formats.names import IEEE_NAMED
 from ..formats.suggest import unknown_format_message
 from ..scaling.block_formats import BLOCK_FORMATS, BlockFormat, get_block_format
 from .output import DEFAULT_FORMAT, UsageError
@@ -132,9 +133,26 @@ def alias_notes(chosen: list[Choice] | None) -> list[str]:
                 f"{fmt.name} is ml_dtypes' IEEE-style FP8: {describe_format(fmt)} "
                 f"(not {fmt.name}fn)"
             )
+        elif fmt.name not in FORMATS:  # eXmY: made on the spot (a typo of e4m3?)
+            notes.append(
+                f"{choice.spec} is a custom IEEE-like format (not in the catalogue): "
+                f"{describe_format(fmt)}{_same_values(fmt)}"
+            )
         elif choice.spec.lower() != fmt.name:
             notes.append(f"{choice.spec} is {fmt.name}: {describe_format(fmt)}")
     return notes
+
+
+def _same_values(fmt: Format) -> str:
+    """`` (the values of float32)`` where a named format has the same values."""
+    for name in [*FORMATS, *IEEE_NAMED]:
+        other = get_format(name)
+        same = (other.exponent_bits, other.mantissa_bits, other.bias, other.nan_encoding) == (
+            fmt.exponent_bits, fmt.mantissa_bits, fmt.bias, fmt.nan_encoding
+        )  # fmt: skip
+        if same:
+            return f" (the values of {name})"
+    return ""
 
 
 def with_notes(text: str, notes: list[str]) -> str:

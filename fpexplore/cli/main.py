@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.decode import decode, from_bits
-from ..exact import FLAGS
+from ..exact import FLAGS, parse_real
 from ..formats import Format
 from ..render.text import parts_text
 from .course import CourseNotFoundError, copy_course, index_notebook
@@ -136,7 +136,14 @@ def _bits(args: argparse.Namespace) -> int:
     fmt = _one_format(chosen, "--bits")
     pieces = [piece.strip() for piece in args.bits]
     width = sum(len(p.replace("_", "")) for p in pieces)
-    one_pattern = all(set(p) <= set("01_") for p in pieces) and width == fmt.bits
+    digits_only = all(set(p) <= set("01_") for p in pieces)
+    one_pattern = digits_only and width == fmt.bits
+    whole = [len(p.replace("_", "")) == fmt.bits for p in pieces]
+    if len(pieces) > 1 and digits_only and not one_pattern and not all(whole):
+        raise UsageError(
+            f"the groups of 0/1 digits {' '.join(pieces)} hold {width} bits together; "
+            f"{fmt.name} needs {fmt.bits} in one pattern (or one whole pattern per word)"
+        )
     if len(pieces) > 1 and not one_pattern:
         return _parts(args, [from_bits(p, fmt) for p in pieces], chosen)
     return _parts(args, [from_bits(" ".join(pieces), fmt)], chosen)
@@ -207,9 +214,12 @@ def _arithmetic(
         else:
             _show(with_notes(operation_text(result), alias_notes(chosen)), as_json=False)
         return 0
-    results, refused = compute_all(op, operands, formats_of(chosen), rounding, _overflow(args))
+    formats = formats_of(chosen)
+    results, refused = compute_all(op, operands, formats, rounding, _overflow(args))
     if args.json:
-        _show([operation_record(r) for r in results] + refused, as_json=True)
+        order = [fmt.name for fmt in formats]  # the records in the order of -f
+        records = [operation_record(r) for r in results] + refused
+        _show(sorted(records, key=lambda r: order.index(r["format"])), as_json=True)
         return 0
     table = operation_table(results)
     table.title = with_notes(table.title or "", alias_notes(chosen))
@@ -225,6 +235,10 @@ def _compare(args: argparse.Namespace, chosen: list[Choice] | None, value: str) 
         raise UsageError("--saturate works with one format; compare tables follow each format")
     formats = formats_of(chosen)
     rounding = args.rounding or "nearest_even"
+    if parse_real(value).special == "nan" and not any(fmt.has_nan for fmt in formats):
+        names = [fmt.name for fmt in formats]
+        listed = f"{', '.join(names[:-1])} and {names[-1]} have" if len(names) > 1 else "has"
+        raise UsageError(f"no chosen format can store {value}: {listed} no NaN encoding")
     table = compare(value, formats, rounding)
     if not args.json:
         table.title = with_notes(table.title or "", alias_notes(chosen))

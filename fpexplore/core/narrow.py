@@ -90,7 +90,13 @@ def _own_type(target: np.dtype[Any], fmt: Format) -> bool:
 def round_narrow(
     values: Any, fmt: Format, rounding: str, overflow: str | None, rng: Any, target: np.dtype[Any]
 ) -> Any:
-    """:func:`fpexplore.round_to`'s result in ``target``, a dtype other than float64."""
+    """:func:`fpexplore.round_to`'s result in ``target``, a dtype other than float64
+    (in either byte order: computed in the native one, then its bytes swapped)."""
+    if not target.isnative:
+        native = round_narrow(values, fmt, rounding, overflow, rng, target.newbyteorder("="))
+        if np.ndim(values) == 0:
+            return native  # a numpy scalar: native order, as numpy's own
+        return native.byteswap().view(target)
     if _own_type(target, fmt):  # the format's own dtype: its codes, viewed (NaN bits kept)
         codes = K.round_codes(values, fmt, rounding, overflow=overflow, rng=rng)
         return _narrow_shaped(codes.view(target), values)

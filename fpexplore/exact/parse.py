@@ -79,7 +79,7 @@ def _from_narrow_float(x: np.generic, fmt: Format) -> ExactReal:
             return _from_float(float(x))
     raw = np.array(x).view(f"u{np.dtype(type(x)).itemsize}")
     bits = int(raw) & ((1 << fmt.bits) - 1)
-    sign = bits >> (fmt.bits - 1)
+    sign = bits >> (fmt.bits - 1) if fmt.is_signed else 0  # E8M0's top bit: exponent
     if fmt.nan_encoding != "ieee":
         return ExactReal(sign, None, "nan", None, True)
     m = fmt.mantissa_bits

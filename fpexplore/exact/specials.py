@@ -165,8 +165,12 @@ def special_case(
 
 def sign_op_tabulated(op: str, code: int, x: ExactReal, fmt: Format) -> ExactResult:
     """``neg`` and ``abs`` where the sign bit cannot simply be flipped: the one NaN
-    of fnuz and P3109 formats sits at the code of -0, and E8M0 has no sign."""
+    of fnuz and P3109 formats sits at the code of -0, and E8M0 has no sign. A
+    signed "fn" format (one NaN per sign) flips or clears the NaN's sign bit."""
     if x.special == "nan":
+        if fmt.nan_encoding == "fn" and fmt.is_signed:
+            code = code ^ fmt.sign_mask if op == "neg" else code & ~fmt.sign_mask
+            return ExactResult(code, None, "nan", int(bool(code & fmt.sign_mask)), frozenset())
         return ExactResult(code, None, "nan", 0, frozenset())
     negate = op == "neg" and not x.sign
     if negate and not fmt.is_signed:  # -x has no value in an unsigned format

@@ -21,7 +21,7 @@ from .format import Format
 from .names import ALIASES as _ALIASES
 from .names import CATALOGUE
 from .names import IEEE_NAMED as _IEEE_NAMED
-from .suggest import unknown_format_message
+from .suggest import shown_name, unknown_format_message
 
 __all__ = ["FORMATS", "FormatLike", "format_names", "get_format", "p3109"]
 
@@ -125,9 +125,11 @@ def get_format(spec: FormatLike) -> Format:
         match = _CUSTOM.fullmatch(key)
         if match:
             try:
+                if max(len(match[1]), len(match[2])) > 4:  # no int() of a thousand digits
+                    raise ValueError("expected at most 11 exponent and 52 mantissa bits")
                 return Format.ieee_like(int(match[1]), int(match[2]))
             except ValueError as err:
-                raise ValueError(f"cannot make the format {spec!r}: {err}") from None
+                raise ValueError(f"cannot make the format {shown_name(spec)}: {err}") from None
         dtype_name = _dtype_string(spec.strip())
         if dtype_name is not None:
             return _from_dtype_name(dtype_name, spec)
@@ -151,9 +153,10 @@ def _from_dtype_name(dtype_name: str, spec: object = None) -> Format:
             "representable in float64, in which fpexplore's kernels compute; pass its values "
             "to decode() as strings or Fractions to round them exactly"
         )
-    given = "" if spec is None or spec == dtype_name else f"{spec!r} reads as "
+    given = "" if spec is None or spec == dtype_name else f"{shown_name(str(spec))} reads as "
+    verb = ", which is" if given else " is"
     raise ValueError(
-        f"{given}dtype {dtype_name!r}, which is not a supported floating-point format; "
+        f"{given}dtype {dtype_name!r}{verb} not a supported floating-point format; "
         f"expected one of {', '.join(FORMATS)}"
     )
 

@@ -117,7 +117,8 @@ class Checkpoint(Mapping[str, Any]):
     Made by :func:`fpexplore.open_checkpoint`. ``ckpt[name]`` reads one tensor (a
     memory map where the file stores raw bytes); :meth:`spec` gives its shape and
     dtype without reading it. Values keep the dtype they are stored in (bfloat16
-    and FP8 as ml_dtypes types). Names iterate in the file's order.
+    and FP8 as ml_dtypes types) and, read from a file, are read-only arrays
+    (a mapping's values are given as they are). Names iterate in the file's order.
 
     Attributes
     ----------
@@ -145,7 +146,15 @@ class Checkpoint(Mapping[str, Any]):
                 return _map(entry.source, entry.spec, entry.spec.shape, entry.source.offset)
             except (OSError, ValueError) as err:  # the file changed since it was opened
                 raise self.error(f"cannot read tensor {name!r}: {err}") from err
-        return entry.source()
+        try:
+            value = entry.source()
+        except (CheckpointError, MemoryError):
+            raise
+        except Exception as err:  # a library's error on a file changed or corrupt since
+            raise self.error(f"cannot read tensor {name!r}: {type(err).__name__}: {err}") from err
+        if self.path is not None and isinstance(value, np.ndarray):
+            value.flags.writeable = False  # read from a file: read-only, as a memory map is
+        return value
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)

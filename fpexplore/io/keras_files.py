@@ -78,11 +78,11 @@ def _snake(name: str) -> str:
 _BY_SNAKE = {_snake(cls): cls for cls in VARIABLES}
 
 
-def _h5py() -> Any:
+def _h5py(name: str) -> Any:
     try:
         return importlib.import_module("h5py")  # (untyped)
     except ImportError as err:
-        raise MissingLibraryError(f"reading Keras files needs h5py: {EXTRA}") from err
+        raise MissingLibraryError(f"{name}: reading Keras files needs h5py: {EXTRA}") from err
 
 
 def _variable_names(cls: str | None, config: dict[str, Any], count: int) -> list[str] | None:
@@ -244,7 +244,8 @@ def _weights_member(path: str, name: str) -> tuple[Callable[[], Any], Any]:
 
 
 def _checkpoint(path: str, opener: Callable[[], Any], config: Any) -> Checkpoint:
-    h5py, name = _h5py(), os.path.basename(path)
+    name = os.path.basename(path)
+    h5py = _h5py(name)
     try:
         with opener() as raw, h5py.File(raw, "r") as h5:
             layout = _read_layout(h5, name, config)
@@ -271,6 +272,6 @@ def read_weights_h5(path: str) -> Checkpoint:
 
 def read_keras(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of a ``.keras`` archive's model variables."""
-    _h5py()  # before anything else, so that a missing h5py is what is reported
+    _h5py(os.path.basename(path))  # first, so that a missing h5py is what is reported
     opener, config = _weights_member(path, os.path.basename(path))
     return _checkpoint(path, opener, config)

@@ -52,11 +52,11 @@ FLOAT_TYPES = (
 """The ONNX tensor types read (those this onnx release knows)."""
 
 
-def _onnx() -> Any:
+def _onnx(name: str) -> Any:
     try:
         return importlib.import_module("onnx")  # (untyped)
     except ImportError as err:
-        raise MissingLibraryError(f"reading ONNX models needs onnx: {EXTRA}") from err
+        raise MissingLibraryError(f"{name}: reading ONNX models needs onnx: {EXTRA}") from err
 
 
 def _loader(onnx: Any, tensor: Any, base: str, where: str) -> Callable[[], Any]:
@@ -69,9 +69,13 @@ def _loader(onnx: Any, tensor: Any, base: str, where: str) -> Callable[[], Any]:
     return load
 
 
+_TYPED = ("float_data", "double_data", "int32_data", "int64_data", "uint64_data")
+"""TensorProto's typed fields, which hold values when ``raw_data`` does not."""
+
+
 def _check_bytes(onnx: Any, tensor: Any, spec: TensorSpec, base: str, where: str) -> None:
     """Refuse raw or external bytes that do not hold the tensor's shape."""
-    if spec.dtype.name.startswith(("float4", "float6")):
+    if spec.dtype.name.startswith(("float4_", "float6_")):  # not float64
         return  # packed several to a byte: onnx checks these when it reads them
     need = spec.nbytes
     if tensor.data_location == onnx.TensorProto.EXTERNAL:
@@ -87,21 +91,34 @@ def _check_bytes(onnx: Any, tensor: Any, spec: TensorSpec, base: str, where: str
                 f"{where}: shape {spec.shape} needs {need} bytes; its external data holds "
                 f"{length} from offset {offset} of a {os.path.getsize(file)}-byte file"
             )
-    elif tensor.HasField("raw_data") and len(tensor.raw_data) != need:
-        raise CheckpointError(
-            f"{where}: shape {spec.shape} needs {need} bytes but raw_data holds "
-            f"{len(tensor.raw_data)}"
-        )
+    elif tensor.HasField("raw_data"):
+        if len(tensor.raw_data) != need:
+            raise CheckpointError(
+                f"{where}: shape {spec.shape} needs {need} bytes but raw_data holds "
+                f"{len(tensor.raw_data)}"
+            )
+    else:  # values in a typed field: one entry a value (16 bits or fewer in int32_data)
+        field = next((f for f in _TYPED if len(getattr(tensor, f))), "float_data")
+        if len(getattr(tensor, field)) != spec.size:
+            raise CheckpointError(
+                f"{where}: shape {spec.shape} holds {spec.size} values but {field} has "
+                f"{len(getattr(tensor, field))}"
+            )
 
 
 def read_onnx(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of an ONNX model's floating-point initializers and
     Constant nodes (see the module notes)."""
-    onnx, name = _onnx(), os.path.basename(path)
+    name = os.path.basename(path)
+    onnx = _onnx(name)
     try:
         model = onnx.load(path, load_external_data=False)
     except Exception as err:  # protobuf's DecodeError and friends share no base class
         raise CheckpointError(f"{name}: not a readable ONNX model: {err}") from None
+    if not model.HasField("graph"):
+        raise CheckpointError(
+            f"{name}: an ONNX model with no graph (an empty or truncated file?); nothing to read"
+        )
     proto = onnx.TensorProto
     floats = {getattr(proto, t) for t in FLOAT_TYPES if hasattr(proto, t)}
     base = os.path.dirname(os.path.abspath(path))
@@ -129,6 +146,8 @@ def read_onnx(path: str) -> Checkpoint:
             dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type))
         except (KeyError, TypeError, ValueError) as err:
             raise CheckpointError(f"{where} has a type this onnx cannot read: {err}") from None
+        if any(d < 0 for d in tensor.dims):
+            raise CheckpointError(f"{where} has dims {list(tensor.dims)}; expected integers >= 0")
         spec = TensorSpec(tuple(int(d) for d in tensor.dims), dtype)
         _check_bytes(onnx, tensor, spec, base, where)
         entries[key] = Entry(spec, _loader(onnx, tensor, base, where))

@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoint import Checkpoint, CheckpointError, CheckpointNotFoundError, Entry, TensorSpec
+from .checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    CheckpointNotFoundError,
+    Entry,
+    MissingLibraryError,
+    TensorSpec,
+)
 
 __all__ = ["SUFFIXES", "open_checkpoint"]
 
@@ -103,8 +110,21 @@ def _open_path(path: str) -> Checkpoint:
             )
     try:
         checkpoint: Checkpoint = _reader(kind)(path)
+    except MissingLibraryError as err:
+        if str(err).startswith(f"{name}: "):
+            raise
+        raise MissingLibraryError(f"{name}: {err}") from err
+    except CheckpointError:
+        raise
     except PermissionError as err:
         raise CheckpointError(f"{name}: cannot be read: {err.strerror}") from None
+    except MemoryError:
+        raise
+    except Exception as err:  # what a library raises on a corrupt file: h5py's RuntimeError,
+        # zipfile's NotImplementedError (an unknown compression method)...
+        raise CheckpointError(
+            f"{name}: not a readable {kind} file: {type(err).__name__}: {err}"
+        ) from err
     return checkpoint
 
 
@@ -135,7 +155,15 @@ def _spec(name: str, value: Any) -> tuple[TensorSpec, Any]:
                 f"mapping: {name!r} is {type(value).__name__}; expected an array "
                 "(numpy, dask, JAX, ml_dtypes or torch)"
             )
-        value = np.asarray(value)
+        try:
+            value = np.asarray(value)
+        except (ValueError, TypeError) as err:  # ragged lists and the like
+            raise CheckpointError(f"mapping: {name!r} cannot be read as an array: {err}") from None
+    if any(not isinstance(n, int | np.integer) for n in value.shape):
+        raise CheckpointError(
+            f"mapping: {name!r} has unknown chunk sizes (shape {value.shape}); "
+            "call .compute_chunk_sizes() on it first"
+        )
     try:
         dtype = np.dtype(value.dtype)
     except TypeError:

@@ -56,12 +56,13 @@ ML_DTYPES = {
 _HOLDERS = ("state_dict", "model_state_dict", "model")
 
 
-def _torch() -> Any:
+def _torch(name: str = "mapping") -> Any:
     try:
         return importlib.import_module("torch")  # (untyped)
     except ImportError as err:
         raise MissingLibraryError(
-            "reading PyTorch files needs torch: pip install torch (the CPU build is enough)"
+            f"{name}: reading PyTorch files needs torch: pip install torch (the CPU build is "
+            "enough)"
         ) from err
 
 
@@ -107,7 +108,8 @@ def _flatten(tree: Mapping[Any, Any], prefix: str, out: dict[str, Any], torch: A
 
 def read_torch(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of a PyTorch ``state_dict`` file (see the module notes)."""
-    torch, name = _torch(), os.path.basename(path)
+    name = os.path.basename(path)
+    torch = _torch(name)
 
     def load(mmap: bool) -> Any:
         return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)

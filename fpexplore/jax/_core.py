@@ -53,7 +53,7 @@ class Spec:
     #           (E8M0), "keep" (FP6/FP4: no NaN; the input NaN passes through)
     negative_zero: bool
     is_signed: bool
-    has_zero: bool
+    has_zero: bool  # and subnormals: a format without them has no zero (E8M0)
     parity_bias: int | None  # ties to the even code (P3109 with no mantissa bits): its bias
 
 
@@ -124,6 +124,7 @@ def round_normalized(
     n, qe = round_count(
         sig, e, negative, mantissa_bits=spec.mantissa_bits, emin=spec.emin,
         rounding=rounding, random=random, parity_bias=spec.parity_bias,
+        subnormals=spec.has_zero,
     )  # fmt: skip
     result = _overflow(compose(n, qe), negative, spec, rounding)
     return _zeros(result, sig == 0, negative, spec, rounding)

@@ -36,15 +36,19 @@ from ._bits import TOP, i32, shift_left, shift_right, u32
 
 def round_count(
     sig: Any, e: Any, negative: Any, *, mantissa_bits: int, emin: Any, rounding: str,
-    random: Any = None, parity_bias: int | None = None,
+    random: Any = None, parity_bias: int | None = None, subnormals: bool = True,
 ) -> tuple[Any, Any]:  # fmt: skip
     """Round the normalized ``sig * 2**(e - 30)`` to ``n * 2**qe``: ``(n, qe)``.
 
     ``emin`` may be an array (block scaling shifts it block by block); ``negative``
     says which side is toward zero for ``up`` and ``down``; ``random`` holds uniform
     uint32 bits for ``stochastic``; ``parity_bias`` makes ties go to the even code
-    rather than the even significand (P3109 with no mantissa bits)."""
+    rather than the even significand (P3109 with no mantissa bits). Without
+    ``subnormals`` the only values below ``2**emin`` are 0 and ``2**emin`` itself:
+    the quantum there is ``2**emin``."""
     qe = jnp.maximum(e, i32(emin)) - mantissa_bits
+    if not subnormals:
+        qe = jnp.where(e >= emin, qe, i32(emin))
     cut = qe - e + TOP  # bits below the quantum: at least 30 - mantissa_bits >= 7
     if rounding == "stochastic":
         fraction = jnp.where(cut <= 32, shift_left(sig, 32 - cut), shift_right(sig, cut - 32))

@@ -14,6 +14,7 @@ from ._style import TEXT_SIZE, label_axes, new_axes
 
 __all__ = ["plot_checkpoint"]
 
+SCALINGS = ("none", "per_tensor", "block")
 SNR_RANGE = (0.0, 60.0)  # dB: the colour scale (values beyond take its ends)
 _ANNOTATE = 30  # cells get their numbers when at most this many tensors are shown
 
@@ -22,7 +23,9 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     """SNR of each tensor (rows, in checkpoint order) in each (format, scaling)
     (columns), on a colour scale from 0 to 60 dB (viridis: dark is bad). A cell
     whose SNR is -inf (values became inf or NaN) is red and marked ``inf/NaN``; an
-    exact one (SNR inf) takes the top colour. ``scaling`` keeps one scaling's columns.
+    exact one (SNR inf) takes the top colour. ``scaling`` keeps one scaling's columns
+    (``"none"``, ``"per_tensor"`` or ``"block"``; a ``ValueError`` if the report has
+    none of its rows). A report without rows gives a titled, empty panel.
 
     Returns
     -------
@@ -39,7 +42,18 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     >>> ax.images[0].get_array().shape
     (2, 3)
     """
-    records = [r for r in report.to_records() if scaling is None or r["scaling"] == scaling]
+    every = report.to_records()
+    if scaling is not None and scaling not in SCALINGS:
+        raise ValueError(f"unknown scaling {scaling!r}; expected one of {', '.join(SCALINGS)}")
+    records = [r for r in every if scaling is None or r["scaling"] == scaling]
+    if every and not records:
+        raise ValueError(f"the report has no rows of scaling {scaling!r}")
+    if not records:  # no floating-point tensors: a titled, empty panel
+        ax = new_axes(ax, figsize=(4.0, 2.0))
+        label_axes(ax, f"SNR per tensor: {report.source}: no floating-point tensors", "", "")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return ax
     tensors = list(dict.fromkeys(r["tensor"] for r in records))
     columns = list(dict.fromkeys((r["format"], r["scaling"]) for r in records))
     grid = np.full((len(tensors), len(columns)), np.nan)

@@ -148,9 +148,11 @@ def operation_html(op: Operation) -> str:
         for f in FLAGS
         if f in op.flags
     )
+    loud = loud_operands(op)  # as the text's flags line: "on the way in: a overflow"
+    way_in = f" ({'this operation; ' if flags else ''}{loud})" if loud else ""
     return (
         f'<div class="fpx-operation" style="border:1px solid rgba(128,128,128,0.55);'
         f'border-radius:6px;padding:8px 12px">'
         f"<div style='font-weight:bold'>{esc(_title(op))}</div>{boxes}"
-        f"<table>{rows}</table>{picture}<div>flags: {flags or 'none'}</div></div>"
+        f"<table>{rows}</table>{picture}<div>flags: {flags or 'none'}{esc(way_in)}</div></div>"
     )

@@ -144,7 +144,7 @@ def sign_lines(op: Operation) -> Steps:
     """neg and abs: the sign bit, or the format's rule where it cannot simply change."""
     fmt, p = op.format, op.operands[0]
     if p.kind.value == "nan":
-        if fmt.tabulated:
+        if fmt.tabulated and not (fmt.nan_encoding == "fn" and fmt.is_signed):
             return [(op.op, f"the one NaN of {fmt.name} has no sign: NaN, no flags")]
         return [(op.op, "only the sign bit changes: still NaN, no flags")]
     if op.op == "neg" and not fmt.is_signed:

@@ -10,6 +10,7 @@ worst rows (text and HTML).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -39,21 +40,25 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
     records = shown.to_records()
     rows = [[r["tensor"], _shape(r["shape"]), r["format"], scaling_label(r),
              *(r[c] for c in _COLUMNS[4:])] for r in records]  # fmt: skip
-    total = len(report.records)
+    total = len(report.records) if report.of is None else report.of
     title = f"checkpoint report: {report.source}"
-    if limit is not None and total > len(records):
-        title += f" (the {len(records)} worst of {total} rows; to_records() has all)"
+    if total > len(records):
+        every = "; to_records() has all" if report.of is None else ""
+        title += f" (the {len(records)} worst of {total} rows{every})"
     notes = [*COLUMN_NOTES,
              *nonfinite_notes(records, lambda r: f"{r['tensor']} {r['format']} "
                                                  f"{scaling_label(r)}")]  # fmt: skip
     if report.skipped:
-        notes.append(
-            "not reported (not floating point): "
-            + ", ".join(f"{name} ({why.split()[1]})" for name, why in report.skipped)
-        )
+        notes.append(_skipped_note(report))
     formatters: dict[str, Callable[[Any], str]] = {c: short for c in ERROR_COLUMNS}
     formatters["snr_db"] = snr_text
     return Table(list(_COLUMNS), rows, title=title, notes=notes, formatters=formatters)
+
+
+def _skipped_note(report: Any) -> str:
+    """The tensors left out, each with its dtype (the reasons: ``report.skipped``)."""
+    listed = ", ".join(f"{name} ({why.split()[1]})" for name, why in report.skipped)
+    return f"not reported (not floating point, complex or long double): {listed}"
 
 
 def summary_table(summary: Any) -> Table:
@@ -78,13 +83,19 @@ def _limit(report: Any) -> int | None:
 def checkpoint_text(report: Any) -> str:
     """The summary, then the worst rows, as text."""
     if not report.records:
-        return f"checkpoint report: {report.source}: no floating-point tensors"
+        text = f"checkpoint report: {report.source}: no floating-point tensors"
+        return f"{text}\n{_skipped_note(report)}" if report.skipped else text
+    if report.of is not None:  # worst(n): those rows, which are not the model
+        return str(checkpoint_table(report))
     return f"{report.summary().table()}\n\n{checkpoint_table(report, _limit(report))}"
 
 
 def checkpoint_html(report: Any) -> str:
     """The summary, then the worst rows, as HTML."""
     if not report.records:
-        return f"<p>checkpoint report: {report.source}: no floating-point tensors</p>"
+        lines = checkpoint_text(report).split("\n")
+        return "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    if report.of is not None:
+        return checkpoint_table(report)._repr_html_()
     summary = report.summary().table()._repr_html_()
     return f"{summary}\n{checkpoint_table(report, _limit(report))._repr_html_()}"

@@ -189,12 +189,14 @@ def _error_text(value: Any) -> str:
 
 
 def _flag(exact: Any, parts: Any, rounding: str) -> str:
-    """'overflow', 'underflow', 'saturated' or '' (see :func:`compare`)."""
+    """'overflow', 'underflow', 'saturated', 'invalid' or '' (see :func:`compare`)."""
     fmt = parts.format
     if exact.special == "inf":
         if fmt.has_infinity:
             return ""
         return "saturated" if parts.is_finite else "inf -> NaN"
+    if "invalid" in parts.flags:  # a number the format has no value for (E8M0: 0, -1)
+        return "invalid"
     if exact.special is not None or exact.magnitude == 0:
         return ""
     _, _, overflowed = round_magnitude(exact.magnitude, fmt, _magnitude_mode(rounding, exact.sign))
@@ -250,6 +252,8 @@ def compare(
     - ``saturated``: the input is +-inf and the format has no infinity, so
       it stores +-max (FP6, FP4); ``inf -> NaN``: the same, in a format that
       stores NaN instead (``float8_e4m3fn``, as ml_dtypes does).
+    - ``invalid``: the format has no value for the number and stores NaN
+      (zero and negative numbers in the unsigned ``float8_e8m0fnu``).
     - ``no NaN``: the input is NaN and the format (FP6, FP4) has no NaN; the
       row is otherwise empty.
 

@@ -194,12 +194,14 @@ def dequantize_blocks(
     return np.asarray(values)
 
 
-def nvfp4_tensor_scale(amax: float) -> float:
-    """NVFP4's per-tensor scale ``amax / (448 * 6)``, rounded once to float32 (at least
-    its smallest subnormal; 1 for an all-zero tensor)."""
+def nvfp4_tensor_scale(amax: float | Fraction) -> float:
+    """NVFP4's per-tensor scale ``amax / (448 * 6)``, rounded once to float32 from the
+    exact ``amax`` (a float or a Fraction; at least float32's smallest subnormal; 1 for
+    an all-zero tensor)."""
     if amax == 0:
         return 1.0
-    if amax > 2688.0 * float(np.finfo(np.float32).max):
-        raise ValueError(f"amax {amax!r} needs a per-tensor scale beyond float32's range")
+    if amax > 2688 * Fraction(float(np.finfo(np.float32).max)):
+        shown = repr(float(amax)) if amax < 2**1000 else "beyond float64's range"
+        raise ValueError(f"amax {shown} needs a per-tensor scale beyond float32's range")
     code = round_real(parse_real(Fraction(amax) / 2688), "float32")
     return max(float(K.codes_to_values(np.array([code], np.uint32), "float32")[0]), 2.0**-149)

@@ -286,11 +286,11 @@ def _quantize_nvfp4(
     v: np.ndarray, amax: np.ndarray, special: np.ndarray, spec: BlockFormat, rounding: str,
     rng: Any, tensor_amax: float | None, narrow: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
-    if tensor_amax is None:
+    finite_amax: float | Fraction
+    if tensor_amax is None:  # integers beyond 2**53 rounded to odd: g rounds as from them
         finite_amax = float(amax[~special].max(initial=0.0))
-    else:
-        exact_amax = check_amax(tensor_amax, "tensor_amax")
-        finite_amax = float(exact_amax) if exact_amax < 2**1000 else np.inf  # refused below
+    else:  # exact: g is rounded once from tensor_amax / 2688
+        finite_amax = check_amax(tensor_amax, "tensor_amax")
     g = nvfp4_tensor_scale(finite_amax)
     e4m3 = get_format("float8_e4m3fn")
     target = odd_quotient(np.where(special, 0.0, amax), 6.0 * g, e4m3, narrow=narrow)

@@ -58,17 +58,23 @@ def _as_array(value: Any) -> Any:
     return np.asarray(value)
 
 
-def _is_float(dtype: Any) -> bool:
+def _left_out(dtype: Any) -> str | None:
+    """Why a tensor of ``dtype`` is not reported, or None if it is (floating point)."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "f" and dtype.itemsize > 8:
+        return (f"dtype {dtype} is long double, which the report does not take "
+                "(its values would be rounded twice)")  # fmt: skip
+    if dtype.kind == "c":
+        return f"dtype {dtype} is complex; the report takes real numbers"
     if dtype.kind == "f":
-        return bool(dtype.itemsize <= 8)
+        return None
     if dtype.kind == "V":
         try:
             K._real_array(np.empty(0, dtype))
         except TypeError:
-            return False
-        return True
-    return False
+            return f"dtype {dtype} is not floating point"
+        return None
+    return f"dtype {dtype} is not floating point"
 
 
 def checkpoint_report(
@@ -88,7 +94,8 @@ def checkpoint_report(
         A file :func:`fpexplore.open_checkpoint` reads (safetensors, npz/npy,
         Keras, ONNX, torch), or a mapping of names to numpy, dask, JAX or
         ml_dtypes arrays. Tensors that are not floating point (integer step
-        counters, masks) are left out and listed in ``skipped``.
+        counters, masks), complex or long double are left out and listed, with
+        the reason, in ``skipped``.
     formats : format spec or list of them (as :func:`fpexplore.tensor_report`)
     scalings : iterable of str
         Some of ``"none"``, ``"per_tensor"``, ``"block"``.
@@ -115,11 +122,11 @@ def checkpoint_report(
     labels = list(dict.fromkeys(r.label for r in rows))
     tensors, skipped = [], []
     for key in mapping:  # shapes and dtypes first, without reading the tensors
-        spec = mapping.spec(key)
-        if _is_float(spec.dtype):
-            tensors.append((str(key), spec.size))
+        why = _left_out(mapping.spec(key).dtype)
+        if why is None:
+            tensors.append((str(key), mapping.spec(key).size))
         else:
-            skipped.append((str(key), f"dtype {spec.dtype} is not floating point"))
+            skipped.append((str(key), why))
     passes_of = 2 if needs_amax(rows) else 1
     bar = progress_bar(sum(size * passes_of for _, size in tensors), "report", progress)
     records: list[dict[str, Any]] = []

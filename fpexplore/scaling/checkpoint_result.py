@@ -72,6 +72,7 @@ class CheckpointReport:
     formats: list[str]
     source: str
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    of: int | None = None  # worst(n): the rows of the report these were taken from
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (tensor, format, scaling): ``tensor``, ``shape`` (tuple),
@@ -81,12 +82,14 @@ class CheckpointReport:
 
     def worst(self, n: int = 10) -> CheckpointReport:
         """The ``n`` rows of lowest SNR, lowest first (ties: the largest maximum
-        relative error first, then checkpoint order)."""
+        relative error first, then checkpoint order). Printed, they are a table of
+        those rows (``of`` says how many there were), not a summary of the model."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise ValueError(f"n must be a non-negative int, got {n!r}")
         order = sorted(range(len(self.records)), key=lambda i: _badness(self.records[i], i))
+        total = len(self.records) if self.of is None else self.of
         return CheckpointReport([self.records[i] for i in order[:n]], self.formats,
-                                self.source, self.skipped)  # fmt: skip
+                                self.source, self.skipped, total)  # fmt: skip
 
     def summary(self, min_snr_db: float = MIN_SNR_DB) -> CheckpointSummary:
         """Per (format, scaling): the share of tensors that pass (no overflow and an

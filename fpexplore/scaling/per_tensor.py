@@ -30,6 +30,7 @@ import numbers
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -48,14 +49,28 @@ SCALE_EXPONENTS = (-127, 127)
 
 
 def amax_of(x: Any) -> float:
-    """The largest finite magnitude of ``x`` (0.0 if it has none)."""
-    a = np.abs(K._as_float64(x))
+    """The largest finite magnitude of ``x`` (0.0 if it has none); of an integer
+    array, the Python int itself (exact beyond 2**53, where float64 is not).
+
+    >>> amax_of(np.array([3, -(2**53 + 1)]))
+    9007199254740993
+    """
+    arr = K._real_array(x)
+    if arr.dtype.kind in "iu":
+        return max(abs(int(arr.max())), abs(int(arr.min()))) if arr.size else 0.0
+    a = np.abs(K._as_float64(arr))
     finite = a[np.isfinite(a)]
     return float(finite.max()) if finite.size else 0.0
 
 
 def check_amax(amax: Any, what: str = "amax") -> Fraction:
-    """A finite, non-negative real number, exactly."""
+    """A finite, non-negative real number (a Decimal or 0-d array too), exactly."""
+    if isinstance(amax, np.ndarray) and amax.ndim == 0 and amax.dtype.kind in "fiu":
+        amax = amax[()]
+    if isinstance(amax, Decimal):
+        if not amax.is_finite() or amax < 0:
+            raise ValueError(f"{what} must be finite and >= 0, got {amax!r}")
+        return Fraction(amax)
     if isinstance(amax, bool | np.bool_) or not isinstance(amax, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {type(amax).__name__} {amax!r}")
     if isinstance(amax, numbers.Integral):
@@ -221,7 +236,7 @@ def scale_per_tensor(
     check_rounding(rounding)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
-    exact = Fraction(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
+    exact = check_amax(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
     scale = compute_scale(exact, fmt, margin=margin, power_of_two=power_of_two)
     amax = _as_float(exact)
     scaled = round_scaled(arr, scale, fmt, rounding, overflow, rng)

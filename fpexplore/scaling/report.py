@@ -33,7 +33,8 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,13 +118,16 @@ def parse_formats(
         formats = [formats]
     parsed: list[Format | BlockFormat] = []
     rows: list[Row] = []
-    for spec in formats:
+    for spec in formats:  # a format named twice (e4m3, float8_e4m3fn) gives its rows once
         if isinstance(spec, BlockFormat) or (isinstance(spec, str) and _is_block(spec)):
             block = get_block_format(spec)
-            parsed.append(block)
-            rows.append(Row("block", block.element_format, block, block.name))
+            if block not in parsed:
+                parsed.append(block)
+                rows.append(Row("block", block.element_format, block, block.name))
             continue
         fmt = get_format(spec)
+        if fmt in parsed:
+            continue
         parsed.append(fmt)
         rows += [Row("none", fmt, None, fmt.name), Row("per_tensor", fmt, None, fmt.name)]
         if fmt.name in MX_OF_ELEMENT and fmt == get_format(fmt.name):
@@ -185,6 +189,12 @@ def tensor_report(
     -------
     TensorReport
     """
+    if isinstance(x, str | os.PathLike | Mapping):
+        raise TypeError(
+            f"tensor_report takes one array, got a {type(x).__name__}; for a checkpoint file "
+            "or a mapping of names to arrays use checkpoint_report(source, formats) (every "
+            "tensor), or open_checkpoint(source)[name] for one tensor"
+        )
     parsed, rows = parse_formats(formats, scalings)
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")

@@ -77,3 +77,34 @@ def test_the_issue_sum() -> None:
     assert np.signbit(fpx.sum(np.array([-0.0, -0.0]), "float16", order="kahan").value)
     assert np.signbit(fpx.dot([-1.0], [0.0], "float32").value)  # one product, -0
     assert not np.signbit(fpx.sum([-0.0, 0.0], "float32").value)
+
+
+CUSTOM_TABULATED = [
+    fpx.Format("s8m0", 8, 0, 127, "fn"),  # tabulated (no mantissa bits), with -0
+    fpx.Format("e5m2fnuz_b16", 5, 2, 16, "fnuz"),
+    fpx.Format("e4m3p", 4, 3, 8, "p3109"),
+]
+
+
+@pytest.mark.parametrize("fmt", CUSTOM_TABULATED, ids=lambda f: f.name)
+@pytest.mark.parametrize("op", ["neg", "abs"])
+def test_sign_ops_of_custom_tabulated_formats(fmt: fpx.Format, op: str) -> None:
+    """A tabulated format that has -0 keeps it (neg(+0) is -0 in s8m0), one
+    without it gives +0: as the scalar path, code by code."""
+    values = K.codes_to_values(np.arange(1 << fmt.bits).astype(K.code_dtype(fmt)), fmt)
+    array = getattr(fpx, op)(values, fmt)
+    for x, got in zip(values.tolist(), array.tolist(), strict=True):
+        scalar = getattr(fpx, op)(x, fmt).value
+        assert _same(got, scalar), (op, fmt.name, x, got, scalar)
+
+
+def test_nan_sign_in_a_signed_fn_tabulated_format() -> None:
+    """s8m0 has a NaN of each sign (0x0FF, 0x1FF): neg flips the sign bit of a
+    NaN and abs clears it, as in float8_e4m3fn; its explanation says so."""
+    fmt = CUSTOM_TABULATED[0]
+    assert fpx.neg("nan", fmt).parts.code == 0x1FF
+    assert fpx.neg("-nan", fmt).parts.code == 0x0FF
+    assert fpx.abs("-nan", fmt).parts.code == 0x0FF
+    assert "only the sign bit changes: still NaN" in str(fpx.neg("nan", fmt))
+    out = fpx.neg(np.array([np.nan, -np.nan]), fmt)
+    assert np.isnan(out).all() and np.signbit(out).tolist() == [True, False]

@@ -80,3 +80,29 @@ def test_a_bad_rng_is_named_everywhere() -> None:
         call(np.random.default_rng(0))  # and the good ones work
         call(np.random.SeedSequence(1))
         call(3)
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "bfloat16", "float8_e4m3fn"])
+@pytest.mark.parametrize("order", [">", "<"])
+def test_round_to_a_dtype_of_either_byte_order(name: str, order: str) -> None:
+    """dtype=">f4" is read as the numbers it holds: the values, not the native
+    codes viewed in the other byte order (float32 into ">f4" gave 6.9e-41 for 1.5)."""
+    nan = np.array([0x7FF0000000000001, 0xFFF8000000000005], np.uint64).view(np.float64)
+    x = np.concatenate([[1.5, 0.1, -3.0, -0.0, 1e-310, 7e4, np.inf], nan])
+    want = fpx.round_to(x, name)  # float64
+    narrow = fpx.round_to(x, name, dtype="narrow")
+    for size in (2, 4, 8):
+        target = np.dtype(f"{order}f{size}")
+        if size < narrow.dtype.itemsize:
+            continue
+        got = fpx.round_to(x, name, dtype=target)
+        assert got.dtype == target
+        native = got.astype(target.newbyteorder("="))  # a byte swap: bits kept
+        with np.errstate(invalid="ignore"):
+            wide = native.astype(np.float64)
+        assert np.array_equal(wide, want, equal_nan=True), (name, target, got, want)
+        assert (np.signbit(wide) == np.signbit(want)).all()
+        if size == narrow.dtype.itemsize:  # the narrow type itself: NaN bits too
+            assert native.tobytes() == narrow.tobytes()
+        scalar = fpx.round_to(1.5, name, dtype=target)
+        assert scalar == 1.5 and scalar.dtype == target.newbyteorder("=")  # numpy scalars

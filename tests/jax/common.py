@@ -22,6 +22,9 @@ FORMATS = [name for name in fpx.FORMATS if name != "float64"] + [
     # and normals below float32's (2**-129): the kernel's general route
     fpx.Format("e7m8_bias120", 7, 8, 120),
     fpx.Format("e8m4_bias130", 8, 4, 130),
+    # unsigned with no subnormals (E8M0's kind) and mantissa bits: no zero, and nothing
+    # between the smallest value 2**emin and zero
+    fpx.Format("ue5m3", 5, 3, 15, "fn", is_signed=False, has_subnormals=False),
 ]
 
 

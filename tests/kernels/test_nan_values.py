@@ -79,3 +79,24 @@ def test_the_issue_cases() -> None:
     assert fpx.round_to(snan, "float32").view(np.uint64)[0] == 0x7FF0000020000000
     bf16 = np.array([0x7F81], np.uint16).view(ml_dtypes.bfloat16)
     assert fpx.round_to(bf16, "bfloat16").view(np.uint64)[0] == 0x7FF0200000000000
+
+
+@pytest.mark.parametrize("source", ["float8_e8m0fnu", "float8_e4m3fnuz", "float8_e5m2fnuz"])
+def test_nans_of_sources_without_a_sign_bit_to_read(source: str) -> None:
+    """E8M0 has no sign bit (0xFF is its NaN, its top bit an exponent bit) and an
+    fnuz NaN sits at the code of -0: read as ml_dtypes reads them (E8M0's NaN is
+    +NaN, fnuz's -NaN), on the scalar and every array path."""
+    arr = np.array([0xFF if "e8m0" in source else 0x80], np.uint8).view(getattr(ml_dtypes, source))
+    with np.errstate(invalid="ignore"):
+        negative = bool(np.signbit(arr.astype(np.float32))[0])  # ml_dtypes' reading
+    assert negative == ("fnuz" in source)
+    for name in ("float64", "float32", "float16", "bfloat16"):
+        fmt = fpx.get_format(name)
+        value = fpx.round_to(arr, name)
+        assert np.isnan(value).all() and bool(np.signbit(value)[0]) == negative, name
+        code = int(K.round_codes(arr, fmt)[0])
+        assert code >> (fmt.bits - 1) == negative, (name, hex(code))
+        assert fpx.decode(arr[0], name).code == code
+        assert int(fpx.decode_array(arr, name).code[0]) == code
+        narrow = fpx.round_to(arr, name, dtype="narrow")
+        assert bool(np.signbit(narrow)[0]) == negative, name

@@ -81,3 +81,12 @@ def test_every_case_renders() -> None:
                 assert "result" in str(r)
     r = fpx.fma("0.1", "0.2", "-0.02", "float16")
     assert "one rounding" in str(r) and r._repr_html_()
+
+
+def test_html_flags_name_an_operand_that_overflowed_on_the_way_in() -> None:
+    """The flags line of the HTML says what the text says: the operation raised none,
+    and operand a overflowed on its way into float16."""
+    page = fpx.add("70000", 1, "float16")._repr_html_()
+    footer = page[page.rindex("flags:") :]
+    assert "on the way in: a overflow" in footer
+    assert "on the way in" not in fpx.add(1, 2, "float16")._repr_html_()

@@ -149,3 +149,22 @@ def test_dequantize_takes_every_valid_code() -> None:
                                                      **extra), equal_nan=True)  # fmt: skip
     mx = dequantize_blocks([0xFF], np.zeros(32, int), "mxfp4")  # the NaN scale
     assert np.isnan(mx).all()
+
+
+def test_nvfp4_tensor_amax_is_taken_exactly() -> None:
+    """g = tensor_amax / 2688 rounded once to float32: a Fraction or an integer
+    beyond 2**53 just above 2688 times a float32 midpoint rounds up; through
+    float64 first it landed on the midpoint and went to even (down)."""
+    from tests.oracle import round_exact
+
+    f32 = get_format("float32")
+    midpoint = Fraction(2**24 + 1, 2**24)
+    n = ((2688 * (2**24 + 1)) << 20) + 1  # an int64, 2688 * midpoint * 2**20 + 1
+    for amax in (2688 * midpoint + Fraction(1, 2**80), n, np.int64(n)):
+        exact = amax if isinstance(amax, Fraction) else Fraction(int(amax))
+        want = round_exact(exact / 2688, f32, "nearest_even")
+        q = quantize_blocks(np.ones(16), "nvfp4", tensor_amax=amax)
+        assert Fraction(float(q.tensor_scale)) == want, amax
+    x = np.array([n] + [1] * 15, dtype=np.int64)  # the array's own amax: exact too
+    want = round_exact(Fraction(n, 2688), f32, "nearest_even")
+    assert Fraction(float(quantize_blocks(x, "nvfp4").tensor_scale)) == want

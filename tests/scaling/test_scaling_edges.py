@@ -182,3 +182,40 @@ def test_delayed_scaling_keeps_working() -> None:
     for x in (np.array([1e50]), np.array([1.0]), np.array([np.nan, 2.0])):
         t = d(x)
         assert np.float32(t.scale) == t.scale and t.scale > 0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, ">i8"])
+def test_the_amax_of_integers_beyond_2_53_is_exact(dtype: object) -> None:
+    """max / amax rounded once to float32 from the integer amax itself: for this
+    amax the float64 nearest it (a multiple of 128) puts 448 / amax on the other
+    side of a float32 midpoint, and the scale came out one float32 step off."""
+    amax = 1552353763435038657
+    exact = round_exact(Fraction(448, amax), fpx.get_format("float32"), "nearest_even")
+    assert Fraction(compute_scale(amax, "float8_e4m3fn")) == exact
+    x = np.array([1, amax, 3], dtype=dtype)
+    t = scale_per_tensor(x, "float8_e4m3fn")
+    assert Fraction(t.scale) == exact
+    assert Fraction(DelayedScaling("float8_e4m3fn")(x).scale) == exact
+    if np.dtype(dtype).kind == "i":
+        assert Fraction(scale_per_tensor(-x, "float8_e4m3fn").scale) == exact
+
+
+def test_an_amax_of_any_numeric_kind() -> None:
+    """Decimal and 0-d arrays are numbers (as everywhere else in fpexplore): taken
+    exactly; a non-finite or negative one is still refused, naming the argument."""
+    from decimal import Decimal
+
+    want = compute_scale(3.0, "float8_e4m3fn")
+    for amax in (Decimal("3"), np.array(3.0), np.array(3, np.int64), np.float16(3)):
+        assert compute_scale(amax, "float8_e4m3fn") == want, amax
+        t = scale_per_tensor([1.0], "e4m3", recipe="delayed", amax_history=[amax])
+        assert t.scale == want
+    assert compute_scale(Decimal("0.1"), "float8_e4m3fn") == float(
+        round_exact(Fraction(448) / Fraction(Decimal("0.1")), fpx.get_format("float32"), "nearest_even")
+    )
+    for bad in (Decimal("nan"), Decimal("-inf"), Decimal("-1"), np.array(-1.0), np.array(np.inf)):
+        with pytest.raises(ValueError, match="amax"):
+            compute_scale(bad, "float8_e4m3fn")
+    for bad in (np.array([3.0]), np.array("3"), np.array(True)):
+        with pytest.raises(TypeError, match="amax"):
+            compute_scale(bad, "float8_e4m3fn")

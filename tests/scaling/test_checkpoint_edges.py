@@ -1,0 +1,94 @@
+"""checkpoint_report and tensor_report at their edges: formats named twice, the heatmap
+of one scaling or of no rows, tensors left out and why."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+
+
+def test_a_format_named_twice_gives_its_rows_once() -> None:
+    x = np.linspace(-1.0, 1.0, 64)
+    spellings = ["e4m3", "float8_e4m3fn", "E4M3", fpx.get_format("e4m3"), "mxfp4", "MXFP4"]
+    rows = fpx.tensor_report(x, spellings).to_records()
+    assert [(r["format"], r["scaling"]) for r in rows] == [
+        ("float8_e4m3fn", "none"), ("float8_e4m3fn", "per_tensor"), ("float8_e4m3fn", "block"),
+        ("mxfp4", "block"),
+    ]  # fmt: skip
+    r = fpx.checkpoint_report({"a": x, "b": 2 * x}, spellings, progress=False)
+    assert len(r.records) == 2 * 4
+    assert {s["tensors"] for s in r.summary().to_records()} == {2}
+
+
+def test_the_command_line_names_a_format_once(tmp_path, capsys) -> None:
+    from fpexplore.cli.main import main
+
+    np.save(tmp_path / "w.npy", np.linspace(-1.0, 1.0, 64))
+    assert main(["report", str(tmp_path / "w.npy"), "-f", "e4m3,float8_e4m3fn", "--json"]) == 0
+    import json
+
+    records = json.loads(capsys.readouterr().out)
+    assert len(records) == 3
+
+
+def test_plot_of_one_scaling_and_of_no_rows() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    r = fpx.checkpoint_report({"a": np.linspace(-1.0, 1.0, 64)}, ["e4m3"], progress=False)
+    ax = r.plot(scaling="block")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["float8_e4m3fn\nblock"]
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="scaling 'blocks'.* none, per_tensor, block"):
+        r.plot(scaling="blocks")
+    mx = fpx.checkpoint_report({"a": np.ones(64)}, ["mxfp4"], progress=False)
+    with pytest.raises(ValueError, match="no rows of scaling 'none'"):
+        mx.plot(scaling="none")
+    empty = fpx.checkpoint_report({"step": np.arange(3)}, ["e4m3"], progress=False)
+    ax = empty.plot()  # no warnings (pytest turns them into errors): a title, no image
+    assert not ax.images
+    assert "no floating-point tensors" in ax.get_title()
+    plt.close(ax.figure)
+
+
+def test_tensors_left_out_say_why() -> None:
+    source = {"step": np.arange(3), "mask": np.ones(2, bool), "c": np.ones(2, np.complex64),
+              "long": np.ones(2, np.longdouble), "w": np.ones(4)}  # fmt: skip
+    r = fpx.checkpoint_report(source, ["e4m3"], progress=False)
+    why = dict(r.skipped)
+    assert why["step"] == "dtype int64 is not floating point"
+    assert why["mask"] == "dtype bool is not floating point"
+    assert why["c"].startswith("dtype complex64 is complex")
+    assert "long double" in why["long"] and "not floating point" not in why["long"]
+    assert {row["tensor"] for row in r.to_records()} == {"w"}
+    text = str(r)
+    assert "step (int64)" in text and "long" in text
+    empty = fpx.checkpoint_report({"step": np.arange(3)}, ["e4m3"], progress=False)
+    assert "step (int64)" in str(empty) and "step" in empty._repr_html_()
+
+
+def test_the_worst_rows_print_as_the_worst_rows_not_as_a_model() -> None:
+    rng = np.random.default_rng(4)
+    source = {f"t{i}": rng.standard_normal(64) for i in range(5)}
+    source["broken"] = np.r_[np.ones(9), 1e6]
+    r = fpx.checkpoint_report(source, ["e4m3"], progress=False)
+    worst = r.worst(2)
+    text, html = str(worst), worst._repr_html_()
+    # a summary of two rows would call them the model ("tensors 1, passing 0 (0%)")
+    assert "summary per format and scaling" not in text and "summary" not in html
+    assert "the 2 worst of 18 rows" in text and "the 2 worst of 18 rows" in html
+    assert [row["tensor"] for row in worst.to_records()] == ["broken", "broken"]
+    assert "summary per format and scaling" in str(r)
+    assert len(worst.worst(1).records) == 1 and "the 1 worst of 18 rows" in str(worst.worst(1))
+
+
+def test_tensor_report_of_a_path_or_a_mapping_points_to_checkpoint_report(tmp_path) -> None:
+    from pathlib import Path
+
+    np.save(tmp_path / "w.npy", np.ones(3))
+    for source in (str(tmp_path / "w.npy"), Path(tmp_path / "w.npy"), {"w": np.ones(3)}):
+        with pytest.raises(TypeError, match=r"checkpoint_report\(") as caught:
+            fpx.tensor_report(source, ["e4m3"])
+        assert "decode()" not in str(caught.value)
