@@ -21,6 +21,7 @@ array([ 0., -0.,  8., 96.])
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
