@@ -67,7 +67,23 @@ def _element(name: str) -> Format:
     except ValueError as err:
         if not str(err).startswith("unknown format"):
             raise
+        hint = _block_family(name)
+        if hint:
+            raise UsageError(f"unknown format {name.strip()!r}; {hint}") from None
         raise UsageError(unknown_format_message(name, extra_names=BLOCK_FORMATS)) from None
+
+
+def _block_family(name: str) -> str:
+    """What a beginning of block format names means (``mx``, ``mxfp``, ``nv``): the
+    formats it begins, or the one it begins; ``""`` for anything else."""
+    key = name.strip().lower()
+    members = [b for b in BLOCK_FORMATS.values() if len(key) > 1 and b.name.startswith(key)]
+    if len(members) == 1:
+        return f"did you mean {members[0].name}?"
+    if not members:
+        return ""
+    labels = ", ".join(f"{b.name} ({b.element} elements)" for b in members)
+    return f"{name.strip()} is a family of block formats: {labels}; name one of them"
 
 
 def choose_formats(specs: list[str] | None, *, allow_blocks: bool = False) -> list[Choice] | None:
