@@ -1,0 +1,43 @@
+"""Statements of the docs site that can be checked against the code and the notebooks
+without building the site: which notebooks need Python 3.11 (the Keras ones), and where
+hardware detects tininess (the rule the flags follow)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_KERAS_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:keras|jax|fpexplore\.keras)\b", re.M)
+
+
+def _needs_keras(path: Path) -> bool:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    return bool(_KERAS_IMPORT.search(code))
+
+
+def test_getting_started_names_every_notebook_that_needs_python_3_11() -> None:
+    text = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in text.split("\n\n") if "3.11" in p)
+    keras = [p.stem for p in sorted((REPO / "notebooks").glob("*.ipynb")) if _needs_keras(p)]
+    assert len(keras) >= 4, keras
+    for stem in keras:
+        label = stem.split("-")[0]  # "06", "lesson"
+        assert label in paragraph, (stem, paragraph)
+
+
+def _texts() -> list[Path]:
+    docs = [*(REPO / "docs").rglob("*.md"), *(REPO / "docs").rglob("*.rst")]
+    return [REPO / "README.md", *docs, *(REPO / "fpexplore").rglob("*.py")]
+
+
+@pytest.mark.parametrize("path", _texts(), ids=lambda p: str(p.relative_to(REPO)))
+def test_tininess_after_rounding_is_not_said_of_arm(path: Path) -> None:
+    """x86 detects tininess after rounding; ARM, by default, before (unless FPCR.AH = 1),
+    as fpexplore.arith.arithmetic and the README say."""
+    text = " ".join(path.read_text(encoding="utf-8").split())
+    assert not re.search(r"after rounding.{0,80}?as on x86 and ARM", text), path
