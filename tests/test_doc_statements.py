@@ -41,3 +41,16 @@ def test_tininess_after_rounding_is_not_said_of_arm(path: Path) -> None:
     as fpexplore.arith.arithmetic and the README say."""
     text = " ".join(path.read_text(encoding="utf-8").split())
     assert not re.search(r"after rounding.{0,80}?as on x86 and ARM", text), path
+
+
+_PRINTED = re.compile(r"`print\((fpx\.\w+\([^`]*\))\)`[^`\n]*:\n\n```text\n(.*?)```", re.S)
+
+
+def test_the_readme_prints_what_print_shows() -> None:
+    """Each ``print(fpx....)`` block of the README, byte for byte."""
+    import fpexplore as fpx
+
+    blocks = _PRINTED.findall((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(blocks) >= 2
+    for call, shown in blocks:
+        assert str(eval(call, {"fpx": fpx})) + "\n" == shown, call  # the README's own call
