@@ -43,9 +43,10 @@ mxfp6_e2m3, mxfp4, mxint8, nvfp4): they are quantized as one array, block by
 block, and each block is explained (its scale, codes and errors).
 
 FORMAT: a name (float16), an alias (half, bf16, e4m3 = float8_e4m3fn), eXmY
-for a custom IEEE-like format, or a family (fp8) to see its members; the
-output says what an alias stands for. Flags are IEEE 754's: overflow,
-underflow (tiny after rounding and inexact), inexact, invalid.
+for a custom IEEE-like format, or a family (fp8, or mx for the MX block
+formats) to see its members; the output says what an alias stands for.
+Flags are IEEE 754's: overflow, underflow (tiny after rounding and inexact),
+inexact, invalid.
 
 {textwrap.fill(f"JSON (--json): {JSON_RULE}.", 78)}
 
