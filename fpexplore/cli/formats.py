@@ -26,7 +26,14 @@ from ..formats.suggest import unknown_format_message
 from ..scaling.block_formats import BLOCK_FORMATS, BlockFormat, get_block_format
 from .output import DEFAULT_FORMAT, UsageError
 
-__all__ = ["Choice", "alias_notes", "choose_formats", "describe_format", "with_notes"]
+__all__ = [
+    "Choice",
+    "alias_notes",
+    "check_names",
+    "choose_formats",
+    "describe_format",
+    "with_notes",
+]
 
 _IEEE_STYLE = ("float8_e4m3", "float8_e3m4")  # easy to take for the OCP 'fn' formats
 
@@ -84,6 +91,14 @@ def _block_family(name: str) -> str:
         return ""
     labels = ", ".join(f"{b.name} ({b.element} elements)" for b in members)
     return f"{name.strip()} is a family of block formats: {labels}; name one of them"
+
+
+def check_names(names: list[str]) -> None:
+    """Refuse a name that is neither a format nor a block format with the words of
+    ``-f``: the nearest names, or the members of a family (``fp8``, ``mx``)."""
+    for name in names:
+        if _block(name) is None:
+            _element(name)
 
 
 def choose_formats(specs: list[str] | None, *, allow_blocks: bool = False) -> list[Choice] | None:

@@ -121,3 +121,18 @@ def test_nvfp4_values_are_not_rounded_to_six_digits(capsys):
     assert status == 0
     row = next(line for line in out.splitlines() if line.split()[:2] == ["3", "100.0"])
     assert repr(float(q.values[3])) in row.split(), row
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("mx", "mxfp8_e4m3 (float8_e4m3fn elements)"), ("nv", "did you mean nvfp4?"),
+     ("mxfp", "mxfp6_e2m3"), ("flaot32", "did you mean float32?")],
+)  # fmt: skip
+def test_report_names_block_families_and_typos_as_the_main_command_does(
+    capsys, tmp_path, name, expected
+):
+    path = tmp_path / "t.npy"
+    np.save(path, np.arange(4, dtype=np.float32))
+    status, out, err = run(capsys, "report", str(path), "-f", f"e4m3,{name}")
+    assert (status, out) == (2, "") and err.count("\n") == 1, err
+    assert expected in err, err
