@@ -27,6 +27,7 @@ from ..core.decode import decode, from_bits
 from ..exact import FLAGS, parse_real
 from ..formats import Format
 from ..render.text import parts_text
+from .bits import bit_patterns
 from .course import CourseNotFoundError, copy_course, index_notebook
 from .expression import number_value, operand_value, parse_expression
 from .formats import Choice, alias_notes, choose_formats, formats_of, with_notes
@@ -134,19 +135,8 @@ def _parts(args: argparse.Namespace, parts: list[Any], chosen: list[Choice] | No
 def _bits(args: argparse.Namespace) -> int:
     chosen = choose_formats(args.format)
     fmt = _one_format(chosen, "--bits")
-    pieces = [piece.strip() for piece in args.bits]
-    width = sum(len(p.replace("_", "")) for p in pieces)
-    digits_only = all(set(p) <= set("01_") for p in pieces)
-    one_pattern = digits_only and width == fmt.bits
-    whole = [len(p.replace("_", "")) == fmt.bits for p in pieces]
-    if len(pieces) > 1 and digits_only and not one_pattern and not all(whole):
-        raise UsageError(
-            f"the groups of 0/1 digits {' '.join(pieces)} hold {width} bits together; "
-            f"{fmt.name} needs {fmt.bits} in one pattern (or one whole pattern per word)"
-        )
-    if len(pieces) > 1 and not one_pattern:
-        return _parts(args, [from_bits(p, fmt) for p in pieces], chosen)
-    return _parts(args, [from_bits(" ".join(pieces), fmt)], chosen)
+    patterns = bit_patterns([piece.strip() for piece in args.bits], fmt)
+    return _parts(args, [from_bits(p, fmt) for p in patterns], chosen)
 
 
 def _list_formats(args: argparse.Namespace) -> int:

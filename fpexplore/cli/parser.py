@@ -145,8 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="PATTERN",
         help="decode bit patterns instead of a VALUE: each PATTERN is one (0x3C00, 0b..., "
-        "0/1 digits); groups of 0/1 digits that together fill the format's width, such as "
-        "0 01111 0000000000 in float16, are one pattern",
+        "0/1 digits); words that continue one are read with it, as if quoted: 0x3C 00, or "
+        "groups of 0/1 digits that fill the format's width (0 01111 0000000000 in float16)",
     )
     mode.add_argument(
         "--count",

@@ -136,3 +136,27 @@ def test_report_names_block_families_and_typos_as_the_main_command_does(
     status, out, err = run(capsys, "report", str(path), "-f", f"e4m3,{name}")
     assert (status, out) == (2, "") and err.count("\n") == 1, err
     assert expected in err, err
+
+
+# -- bit patterns typed in groups, quoted or not ------------------------------------------------
+@pytest.mark.parametrize(
+    ("pieces", "values"),
+    [(["0b0011", "1100", "0000", "0000"], [1.0]), (["0x3C", "00"], [1.0]),
+     (["0x3c", "00", "0x7c", "00"], [1.0, "inf"]), (["0b0011", "1100", "0000", "0000", "0x7C00"],
+     [1.0, "inf"]), (["0x3c00", "0011110000000000"], [1.0, 1.0]),
+     (["0011", "1100", "0000", "0000"], [1.0]), (["0x7B", "FF"], [65504.0])],
+)  # fmt: skip
+def test_bit_groups_read_as_the_same_text_quoted(capsys, pieces, values):
+    if len(values) == 1:  # one pattern: the same as the pieces typed as one quoted word
+        quoted = strict(run(capsys, "--bits", " ".join(pieces), "-f", "half", "--json")[1])
+        assert quoted["value"] == values[0]
+    status, out, err = run(capsys, "--bits", *pieces, "-f", "half", "--json")
+    assert (status, err) == (0, ""), err
+    records = strict(out)
+    records = records if isinstance(records, list) else [records]
+    assert [r["value"] for r in records] == values
+
+
+@pytest.mark.parametrize("pieces", [["0x3C", "0G"], ["0b0011", "1100", "2"], ["0x3C", "00", "1"]])
+def test_bad_bit_groups_are_one_line(capsys, pieces):
+    one_error_line(capsys, "--bits", *pieces, "-f", "half")
