@@ -116,7 +116,8 @@ def count_record(
     """How many values of ``fmt`` lie in ``[lo, hi)``, next to the count of a
     normal binade (``2**mantissa_bits``). ``exact``: the bounds' values where they are
     not the text as typed (a power such as ``2**-24``)."""
-    count = count_between(*(exact if exact is not None else (lo, hi)), fmt)
+    low, high = (lo, hi) if exact is None else exact
+    count = count_between(low, high, fmt)
     per_binade = 2**fmt.mantissa_bits
     return {
         "format": fmt.name,
