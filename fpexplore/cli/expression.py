@@ -198,7 +198,10 @@ def number_value(text: str, where: str = "VALUE") -> str | Fraction:
     UsageError
         For an operation, or text that is not a number, naming what was expected.
     """
-    expression = parse_expression(text)
+    try:
+        expression = parse_expression(text)
+    except (ValueError, TypeError) as err:  # not a number: a usage error, whatever reads it
+        raise UsageError(str(err)) from None
     if expression is None:
         return text
     if expression[0] != "value":

@@ -28,7 +28,8 @@ EPILOG = f"""\
 VALUE is read exactly as written: 0.1 means one tenth, so its error is the
 error of storing one tenth. Also accepted: -1e-8, inf, -inf, nan, hex floats
 (0x1.8p1), ratios (1/3) and integer powers, computed exactly: 2**-24, or
-2^-24 (^ means the same as **). Without -f the format is {DEFAULT_FORMAT}.
+2^-24 (^ means the same as **), here and in --count and --range. Without -f
+the format is {DEFAULT_FORMAT}.
 
 VALUE may also be one operation, computed in the format and explained step
 by step: "a + b", "a - b", "a * b", "a / b", sqrt(a), fma(a, b, c),

@@ -160,3 +160,25 @@ def test_bit_groups_read_as_the_same_text_quoted(capsys, pieces, values):
 @pytest.mark.parametrize("pieces", [["0x3C", "0G"], ["0b0011", "1100", "2"], ["0x3C", "00", "1"]])
 def test_bad_bit_groups_are_one_line(capsys, pieces):
     one_error_line(capsys, "--bits", *pieces, "-f", "half")
+
+
+# -- powers in --plot ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "argv",
+    [["2**-3", "--plot", "bits", "-f", "e4m3"],
+     ["--plot", "number_line", "-f", "e4m3", "--range", "2**-3", "2^3"],
+     ["--plot", "relative_error", "-f", "half", "--range", "2**-20", "1"]],
+)  # fmt: skip
+def test_plots_take_powers(capsys, tmp_path, argv):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "figure.png"
+    status, _, err = run(capsys, *argv, "-o", str(path))
+    assert (status, err) == (0, ""), err
+    assert path.stat().st_size > 0
+
+
+def test_a_plot_value_that_is_no_number_is_one_line_without_advice_on_ranges(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    err = one_error_line(capsys, "abc", "--plot", "bits", "-o", str(tmp_path / "f.png"))
+    assert "could not read 'abc'" in err and "--range" not in err
+    assert not (tmp_path / "f.png").exists()
