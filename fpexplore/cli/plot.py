@@ -119,7 +119,7 @@ def _draw(
         plot.bits(x, _single(formats, name), ax=ax, label=None if x is value else value)
     elif name == "number_line":
         fmt = _single(formats, name)
-        lo, hi = (None, None) if span is None else (number_value(b) for b in span)
+        lo, hi = (None, None) if span is None else (number_value(b, "--range bound") for b in span)
         if span is not None:
             _span(span, span)  # check the bounds; number_line reads them exactly
         try:
