@@ -182,3 +182,18 @@ def test_a_plot_value_that_is_no_number_is_one_line_without_advice_on_ranges(cap
     err = one_error_line(capsys, "abc", "--plot", "bits", "-o", str(tmp_path / "f.png"))
     assert "could not read 'abc'" in err and "--range" not in err
     assert not (tmp_path / "f.png").exists()
+
+
+# -- JSON: an operation's exact result is its decimal digits, as the text shows it ------------
+@pytest.mark.parametrize(
+    ("expression", "fmt", "exact"),
+    [("0.1 * 3", "e4m3", Fraction(39, 128)), ("0.1 + 0.2", "bfloat16", Fraction(615, 2048)),
+     ("2**-1074 * 2**-1074", "float64", Fraction(1, 2**2148)), ("1 + 2", "half", Fraction(3))],
+)  # fmt: skip
+def test_an_operations_exact_result_is_all_its_digits(capsys, expression, fmt, exact):
+    record = strict(run(capsys, expression, "-f", fmt, "--json")[1])
+    assert "/" not in record["exact"], record["exact"]
+    assert Fraction(record["exact"]) == exact
+    text = run(capsys, expression, "-f", fmt)[1]
+    if exact.denominator < 2**60:  # the text shows short ones whole
+        assert f"exact      = {record['exact']}" in text
