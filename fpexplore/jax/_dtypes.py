@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..formats import Format, get_format
+from ..formats import Format, FormatLike, get_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, i32, shift_right, u32
 
 DTYPES = ("float32", "bfloat16", "float16")
@@ -49,6 +49,15 @@ def input_dtype(x: Any) -> np.dtype[Any]:
             "(float64 would be rounded to float32 first: convert it explicitly)"
         )
     return dtype
+
+
+def jax_format(fmt: FormatLike | Any) -> Format:
+    """:func:`fpexplore.get_format`, which also reads JAX's scalar types
+    (``jnp.bfloat16``, ``jnp.float8_e4m3fn``): classes of their own that carry
+    their numpy dtype as ``.dtype``."""
+    if isinstance(fmt, type) and isinstance(getattr(fmt, "dtype", None), np.dtype):
+        fmt = fmt.dtype
+    return get_format(fmt)
 
 
 def _smallest_exponent(fmt: Format) -> int:
