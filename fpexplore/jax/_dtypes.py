@@ -51,6 +51,14 @@ def input_dtype(x: Any) -> np.dtype[Any]:
     return dtype
 
 
+def as_array(x: Any) -> Any:
+    """``x`` (checked by :func:`input_dtype`) as a JAX array; a numpy array of the
+    other byte order (``">f4"``) is read by its values, which JAX cannot take."""
+    if isinstance(x, np.ndarray) and not x.dtype.isnative:
+        x = x.astype(x.dtype.newbyteorder("="))
+    return jnp.asarray(x)
+
+
 def jax_format(fmt: FormatLike | Any) -> Format:
     """:func:`fpexplore.get_format`, which also reads JAX's scalar types
     (``jnp.bfloat16``, ``jnp.float8_e4m3fn``): classes of their own that carry

@@ -41,7 +41,7 @@ import numpy as np
 from ..exact import check_rounding
 from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, u32
-from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
+from ._dtypes import as_array, from_float32_bits, input_dtype, to_float32_bits
 from ._nvfp4 import nvfp4_values
 from ._random import key_words, random_bits
 from ._rounding import round_count
@@ -89,7 +89,7 @@ def quantize_blocks(
     spec = get_block_format(fmt)
     check_rounding(rounding)
     dtype = input_dtype(x)
-    array = jnp.asarray(x)
+    array = as_array(x)
     if array.ndim == 0:
         raise ValueError("quantize_blocks needs an array of at least one dimension")
     if rounding == "stochastic":

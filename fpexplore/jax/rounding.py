@@ -17,13 +17,19 @@ from functools import partial
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
 from ..formats import FormatLike
 from ._core import Spec, round_bits, spec_for
-from ._dtypes import check_fits, from_float32_bits, input_dtype, jax_format, to_float32_bits
+from ._dtypes import (
+    as_array,
+    check_fits,
+    from_float32_bits,
+    input_dtype,
+    jax_format,
+    to_float32_bits,
+)
 from ._random import key_words, random_bits
 
 __all__ = ["round_ste", "round_to"]
@@ -43,7 +49,7 @@ def _prepare(
         check_fits(f, dtype)
     if rounding == "stochastic":
         key_words(key)  # a clear error now rather than inside the trace
-    return jnp.asarray(x), spec_for(f, overflow)
+    return as_array(x), spec_for(f, overflow)
 
 
 @partial(jax.jit, static_argnames=("spec", "rounding"))

@@ -39,7 +39,14 @@ from ..scaling.per_tensor import RECIPES, _as_float, _history_amax
 from ..scaling.per_tensor import compute_scale as exact_scale
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
 from ._core import Spec, float_bits, round_normalized, spec_for, specials
-from ._dtypes import check_fits, from_float32_bits, input_dtype, jax_format, to_float32_bits
+from ._dtypes import (
+    as_array,
+    check_fits,
+    from_float32_bits,
+    input_dtype,
+    jax_format,
+    to_float32_bits,
+)
 from ._random import key_words, random_bits
 from ._rounding import round_count
 from ._unscale import unscale
@@ -101,7 +108,7 @@ def amax_of(x: Any) -> Any:
     7.5
     """
     input_dtype(x)
-    bits = _finite_amax_bits(jnp.asarray(x))
+    bits = _finite_amax_bits(as_array(x))
     return jax.lax.bitcast_convert_type(bits, jnp.float32)
 
 
@@ -160,7 +167,7 @@ def compute_scale(
             f"amax must be a real number or an array, got {type(amax).__name__} {amax!r}"
         )
     input_dtype(amax)
-    bits = to_float32_bits(jnp.asarray(amax)) & u32(MAGNITUDE)  # |amax|
+    bits = to_float32_bits(as_array(amax)) & u32(MAGNITUDE)  # |amax|
     return jax.lax.bitcast_convert_type(_scale_bits(bits, f.max, margin, power_of_two),
                                         jnp.float32)  # fmt: skip
 
@@ -248,7 +255,7 @@ def scale_per_tensor(
             history, known = _known_history(amax_history, f, margin, power_of_two), True
     if rounding == "stochastic":
         key_words(key)
-    return _scale(jnp.asarray(x), history, key if rounding == "stochastic" else None,
+    return _scale(as_array(x), history, key if rounding == "stochastic" else None,
                   spec=spec_for(f, overflow), fmt_max=f.max, margin=margin,
                   power_of_two=power_of_two, rounding=rounding, dtype_name=dtype.name,
                   known=known)  # fmt: skip

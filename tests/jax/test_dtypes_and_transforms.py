@@ -157,3 +157,25 @@ def test_jax_scalar_types_name_formats() -> None:
         fjax.round_to(x, jnp.float64)
     with pytest.raises(ValueError, match="bfloat16 has values that float16 inputs"):
         fjax.round_to(x.astype(jnp.float16), jnp.bfloat16)
+
+
+def test_numpy_inputs_of_the_other_byte_order() -> None:
+    """A big-endian numpy array (">f4", ">f2") is read by its values, in every function
+    (JAX itself refuses such arrays)."""
+    x = random_float32()[:2000]
+    for dtype in (">f4", ">f2"):
+        with np.errstate(over="ignore", invalid="ignore"):
+            native = x.astype(dtype[1:])
+        swapped = native.astype(dtype)
+        want = float32_bits(np.asarray(fjax.round_to(native, "e5m2", "down"), np.float32))
+        got = fjax.round_to(swapped, "e5m2", "down")
+        assert got.dtype == native.dtype
+        np.testing.assert_array_equal(float32_bits(np.asarray(got, np.float32)), want)
+        finite = np.where(np.isfinite(native), native, 0).astype(dtype)
+        assert fjax.amax_of(finite) == fjax.amax_of(finite.astype(dtype[1:]))
+        np.testing.assert_array_equal(
+            np.asarray(fjax.quantize_blocks(finite, "mxfp4")),
+            np.asarray(fjax.quantize_blocks(finite.astype(dtype[1:]), "mxfp4")),
+        )
+        scale = fjax.scale_per_tensor(finite.astype(dtype[1:]), "e4m3").scale
+        assert float(fjax.scale_per_tensor(finite, "e4m3").scale) == float(scale)
