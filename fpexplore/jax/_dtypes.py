@@ -63,9 +63,8 @@ def jax_format(fmt: FormatLike | Any) -> Format:
     """:func:`fpexplore.get_format`, which also reads JAX's scalar types
     (``jnp.bfloat16``, ``jnp.float8_e4m3fn``): classes of their own that carry
     their numpy dtype as ``.dtype``."""
-    if isinstance(fmt, type) and isinstance(getattr(fmt, "dtype", None), np.dtype):
-        fmt = fmt.dtype
-    return get_format(fmt)
+    dtype = getattr(fmt, "dtype", None) if isinstance(fmt, type) else None
+    return get_format(dtype if isinstance(dtype, np.dtype) else fmt)
 
 
 def _smallest_exponent(fmt: Format) -> int:
