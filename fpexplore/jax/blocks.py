@@ -41,9 +41,9 @@ import numpy as np
 from ..exact import check_rounding
 from ..scaling.block_formats import BlockFormat, _axis, get_block_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, u32
-from ._dtypes import from_float32_bits, input_dtype, to_float32_bits
+from ._dtypes import as_array, from_float32_bits, input_dtype, to_float32_bits
 from ._nvfp4 import nvfp4_values
-from ._random import random_bits
+from ._random import key_words, random_bits
 from ._rounding import round_count
 from ._unscale import HOLDERS
 
@@ -89,12 +89,14 @@ def quantize_blocks(
     spec = get_block_format(fmt)
     check_rounding(rounding)
     dtype = input_dtype(x)
-    array = jnp.asarray(x)
+    array = as_array(x)
     if array.ndim == 0:
         raise ValueError("quantize_blocks needs an array of at least one dimension")
-    if rounding == "stochastic" and key is None:
-        raise ValueError("rounding='stochastic' needs key=, a jax.random key")
+    if rounding == "stochastic":
+        key_words(key)  # a clear error now rather than inside the trace
     ax = _axis(axis, array.ndim)
+    if array.size == 0:  # no blocks: nothing to quantize (a kernel would index none)
+        return array
     return _quantize(array, key if rounding == "stochastic" else None, spec=spec, axis=ax,
                      rounding=rounding, dtype_name=dtype.name)  # fmt: skip
 

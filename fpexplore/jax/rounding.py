@@ -17,13 +17,19 @@ from functools import partial
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import FormatLike, get_format
+from ..formats import FormatLike
 from ._core import Spec, round_bits, spec_for
-from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
+from ._dtypes import (
+    as_array,
+    check_fits,
+    from_float32_bits,
+    input_dtype,
+    jax_format,
+    to_float32_bits,
+)
 from ._random import key_words, random_bits
 
 __all__ = ["round_ste", "round_to"]
@@ -35,7 +41,7 @@ def _prepare(
     """Check the arguments (at trace time: all of them are static but ``x`` and
     ``key``) and return ``x`` as a JAX array with the format's constants."""
     dtype = input_dtype(x)
-    f = get_format(fmt)
+    f = jax_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
     check_fits(f, np.dtype(np.float32))
@@ -43,7 +49,7 @@ def _prepare(
         check_fits(f, dtype)
     if rounding == "stochastic":
         key_words(key)  # a clear error now rather than inside the trace
-    return jnp.asarray(x), spec_for(f, overflow)
+    return as_array(x), spec_for(f, overflow)
 
 
 @partial(jax.jit, static_argnames=("spec", "rounding"))
@@ -71,7 +77,7 @@ def round_to(
     x : JAX or numpy array of float32, bfloat16 or float16
         Each value is rounded once, from its exact value. A bfloat16 or float16
         array comes back in its dtype, which must hold every value of ``fmt``.
-    fmt : str, Format or dtype
+    fmt : str, Format or dtype (``jnp.bfloat16`` too)
         Any format whose values are all float32s: bfloat16, float16, TF32, every
         FP8 (OCP, IEEE-style, fnuz, E8M0, P3109), FP6, FP4, custom ``eXmY``...
     rounding : str

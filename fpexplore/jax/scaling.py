@@ -24,6 +24,8 @@ Examples
 
 from __future__ import annotations
 
+import numbers
+from decimal import Decimal
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -32,11 +34,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import FormatLike, get_format
-from ..scaling.per_tensor import RECIPES
+from ..formats import FormatLike
+from ..scaling.per_tensor import RECIPES, _as_float, _history_amax
+from ..scaling.per_tensor import compute_scale as exact_scale
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
 from ._core import Spec, float_bits, round_normalized, spec_for, specials
-from ._dtypes import check_fits, from_float32_bits, input_dtype, to_float32_bits
+from ._dtypes import (
+    as_array,
+    check_fits,
+    from_float32_bits,
+    input_dtype,
+    jax_format,
+    to_float32_bits,
+)
 from ._random import key_words, random_bits
 from ._rounding import round_count
 from ._unscale import unscale
@@ -98,7 +108,7 @@ def amax_of(x: Any) -> Any:
     7.5
     """
     input_dtype(x)
-    bits = _finite_amax_bits(jnp.asarray(x))
+    bits = _finite_amax_bits(as_array(x))
     return jax.lax.bitcast_convert_type(bits, jnp.float32)
 
 
@@ -119,27 +129,45 @@ def _scale_bits(amax_bits: Any, fmt_max: float, margin: int, power_of_two: bool)
     return jnp.where((amax_bits == 0) | (amax_bits >= u32(INF)), u32(_ONE), bits)
 
 
+def _is_number(amax: Any) -> bool:
+    """A number the numpy function takes exactly (Python, numpy scalar, 0-d numpy)."""
+    return isinstance(amax, numbers.Number | Decimal | np.generic) or (
+        isinstance(amax, np.ndarray) and amax.ndim == 0 and amax.dtype.kind in "fiu"
+    )
+
+
 def compute_scale(
     amax: Any, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
 ) -> Any:  # fmt: skip
-    """The per-tensor scale ``max / amax / 2**margin`` as a float32 scalar, as
+    """The per-tensor scale ``max / amax / 2**margin`` as a float32 JAX scalar, as
     :func:`fpexplore.compute_scale` computes it: in ``[2**-127, 2**127]``; 1.0 for an
-    amax of 0. A Python number that is negative, inf or NaN raises ValueError, as
-    there; an array cannot raise inside jit: its magnitude is read, and inf or NaN
-    gives 1.0; ``power_of_two=True`` rounds it down to a power of two, so that
+    amax of 0; ``power_of_two=True`` rounds it down to a power of two, so that
     scaling and unscaling are exact.
+
+    A number (Python, Fraction, Decimal, numpy scalar or 0-d array) is taken
+    exactly, as there, and one that is negative, inf or NaN raises ValueError. An
+    array of float32, bfloat16 or float16 gives a scale per element and cannot
+    raise inside jit: its magnitude is read, and inf or NaN gives 1.0.
 
     >>> import jax.numpy as jnp
     >>> float(compute_scale(jnp.float32(3.0), "float8_e4m3fn")), float(
     ...     compute_scale(3.0, "float8_e4m3fn", power_of_two=True))
     (149.3333282470703, 128.0)
+    >>> float(compute_scale(0.3, "float8_e4m3fn"))  # 448 / 0.3, not 448 / float32(0.3)
+    1493.3333740234375
     """
-    f = get_format(fmt)
+    f = jax_format(fmt)
     if isinstance(margin, bool) or not isinstance(margin, int):
         raise TypeError(f"margin must be an int, got {margin!r}")
-    if isinstance(amax, int | float) and not (np.isfinite(amax) and amax >= 0):
-        raise ValueError(f"amax must be finite and >= 0, got {amax!r}")  # as numpy's
-    bits = to_float32_bits(jnp.asarray(amax, jnp.float32)) & u32(MAGNITUDE)  # |amax|
+    if _is_number(amax):
+        scale = exact_scale(amax, f, margin=margin, power_of_two=power_of_two)
+        return jnp.asarray(np.float32(scale))  # a float32 value: exact
+    if getattr(amax, "dtype", None) is None:
+        raise TypeError(
+            f"amax must be a real number or an array, got {type(amax).__name__} {amax!r}"
+        )
+    input_dtype(amax)
+    bits = to_float32_bits(as_array(amax)) & u32(MAGNITUDE)  # |amax|
     return jax.lax.bitcast_convert_type(_scale_bits(bits, f.max, margin, power_of_two),
                                         jnp.float32)  # fmt: skip
 
@@ -184,7 +212,10 @@ def scale_per_tensor(
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest entry of
         ``amax_history`` (a 1-d float32 array of the amaxes of previous steps,
-        kept up to date with :func:`record_amax`).
+        kept up to date with :func:`record_amax`), which cannot raise inside
+        jit: its magnitudes are read, inf and NaN skipped. A list of numbers or
+        a numpy array is taken exactly and checked as the numpy function takes
+        it (every entry finite and >= 0).
     margin, power_of_two : see :func:`compute_scale`.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).
@@ -205,7 +236,7 @@ def scale_per_tensor(
     (20.0, [0.9821428656578064, 20.0])
     """
     dtype = input_dtype(x)
-    f = get_format(fmt)
+    f = jax_format(fmt)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
     check_rounding(rounding)
@@ -213,25 +244,50 @@ def scale_per_tensor(
     check_fits(f, np.dtype(np.float32))
     if isinstance(margin, bool) or not isinstance(margin, int):
         raise TypeError(f"margin must be an int, got {margin!r}")
-    history = None
+    history, known = None, False
     if recipe == "delayed":
-        if amax_history is None or jnp.ndim(amax_history) != 1 or jnp.size(amax_history) == 0:
+        shape = getattr(amax_history, "shape", None)
+        if amax_history is None or (shape is not None and (len(shape) != 1 or shape[0] == 0)):
             raise ValueError("the delayed recipe needs a non-empty 1-d amax_history")
-        history = jnp.asarray(amax_history, jnp.float32)
+        if isinstance(amax_history, jax.Array):  # traced, or as inside jit
+            history = jnp.asarray(amax_history, jnp.float32)
+        else:
+            history, known = _known_history(amax_history, f, margin, power_of_two), True
     if rounding == "stochastic":
         key_words(key)
-    return _scale(jnp.asarray(x), history, key if rounding == "stochastic" else None,
+    return _scale(as_array(x), history, key if rounding == "stochastic" else None,
                   spec=spec_for(f, overflow), fmt_max=f.max, margin=margin,
-                  power_of_two=power_of_two, rounding=rounding, dtype_name=dtype.name)  # fmt: skip
+                  power_of_two=power_of_two, rounding=rounding, dtype_name=dtype.name,
+                  known=known)  # fmt: skip
+
+
+def _known_history(amax_history: Any, f: Any, margin: int, power_of_two: bool) -> Any:
+    """The float32 bits of the amax and the scale of a history that is no JAX array
+    (a list of numbers, a numpy array), taken exactly and checked as
+    :func:`fpexplore.scale_per_tensor` takes it: ``[amax, scale]`` (uint32)."""
+    values = amax_history
+    if getattr(values, "dtype", None) is not None:
+        values = np.asarray(values)
+        if values.dtype.kind not in "fiu":  # bfloat16: exact in float32
+            values = values.astype(np.float32)
+    exact = _history_amax(values)
+    scale = exact_scale(exact, f, margin=margin, power_of_two=power_of_two)
+    with np.errstate(over="ignore"):  # an amax beyond float32's range is inf there
+        pair = np.array([_as_float(exact), scale], np.float32)
+    return jnp.asarray(pair.view(np.uint32))
 
 
 @partial(jax.jit, static_argnames=("spec", "fmt_max", "margin", "power_of_two", "rounding",
-                                   "dtype_name"))  # fmt: skip
+                                   "dtype_name", "known"))  # fmt: skip
 def _scale(x: Any, history: Any, key: Any, *, spec: Spec, fmt_max: float, margin: int,
-           power_of_two: bool, rounding: str, dtype_name: str) -> ScaledTensor:  # fmt: skip
+           power_of_two: bool, rounding: str, dtype_name: str,
+           known: bool = False) -> ScaledTensor:  # fmt: skip
     bits = to_float32_bits(x)
-    amax = _finite_amax_bits(x if history is None else history)
-    scale = _scale_bits(amax, fmt_max, margin, power_of_two)
+    if known:  # the bits of the amax and scale, computed exactly from a known history
+        amax, scale = history[0], history[1]
+    else:
+        amax = _finite_amax_bits(x if history is None else history)
+        scale = _scale_bits(amax, fmt_max, margin, power_of_two)
     s_sig, s_e = decompose(scale)
     magnitude = bits & u32(MAGNITUDE)
     negative = (bits & u32(SIGN)) != 0

@@ -152,3 +152,24 @@ def test_errors() -> None:
         fjax.quantize_blocks(x, "mxfp4", rounding="odd")
     with pytest.raises(TypeError, match="dtype float64"):
         fjax.quantize_blocks(np.ones((2, 40)), "mxfp4")
+
+
+@pytest.mark.parametrize("fmt", ["mxfp4", "nvfp4"])
+def test_empty_arrays(fmt: str) -> None:
+    """Arrays with no elements come back as they are (shape and dtype), whatever
+    the block axis, as the numpy path's values do."""
+    for shape, axis in (((0,), -1), ((0, 5), 1), ((5, 0), 0), ((3, 0, 40), -1)):
+        for dtype in (jnp.float32, jnp.bfloat16):
+            got = fjax.quantize_blocks(jnp.zeros(shape, dtype), fmt, axis=axis)
+            assert got.shape == shape and got.dtype == dtype
+        want = fpx.quantize_blocks(np.zeros(shape, np.float32), fmt, axis=axis).values
+        assert want.shape == shape
+
+
+def test_bad_keys_are_named_before_tracing() -> None:
+    x = jnp.ones((2, 40))
+    with pytest.raises(TypeError, match="key must be a jax.random key .* got 0$"):
+        fjax.quantize_blocks(x, "mxfp4", rounding="stochastic", key=0)
+    with pytest.raises(ValueError, match="single jax.random key"):
+        fjax.quantize_blocks(x, "nvfp4", rounding="stochastic",
+                             key=jax.random.split(jax.random.key(0), 2))  # fmt: skip

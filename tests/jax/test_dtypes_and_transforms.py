@@ -136,3 +136,46 @@ def test_one_compilation_per_shape_format_and_mode() -> None:
         fjax.round_to(x + 1, "e4m3")  # the same format by its alias
     fjax.round_to(x, "float8_e4m3fn", "up")
     assert rounding._round._cache_size() == 2
+
+
+def test_jax_scalar_types_name_formats() -> None:
+    """jnp.bfloat16, jnp.float8_e4m3fn... (JAX's own classes, no numpy types) name
+    their formats as their dtypes do, in every function that takes a format."""
+    x = jnp.asarray(random_float32()[:3000])
+    for jax_type in (jnp.bfloat16, jnp.float16, jnp.float8_e4m3fn, jnp.float8_e5m2fnuz,
+                     jnp.float4_e2m1fn, jnp.float32):  # fmt: skip
+        name = np.dtype(jax_type).name
+        want = float32_bits(fjax.round_to(x, name, "up"))
+        np.testing.assert_array_equal(float32_bits(fjax.round_to(x, jax_type, "up")), want)
+        np.testing.assert_array_equal(float32_bits(fjax.round_ste(x, jax_type, "up")), want)
+    assert float(fjax.compute_scale(3.0, jnp.float8_e5m2)) == fpx.compute_scale(3.0, "e5m2")
+    t = fjax.scale_per_tensor(x[:100], jnp.float8_e4m3fn)
+    np.testing.assert_array_equal(
+        float32_bits(t.scaled), float32_bits(fjax.scale_per_tensor(x[:100], "e4m3").scaled)
+    )
+    with pytest.raises(ValueError, match="float64 has values that float32 cannot hold"):
+        fjax.round_to(x, jnp.float64)
+    with pytest.raises(ValueError, match="bfloat16 has values that float16 inputs"):
+        fjax.round_to(x.astype(jnp.float16), jnp.bfloat16)
+
+
+def test_numpy_inputs_of_the_other_byte_order() -> None:
+    """A big-endian numpy array (">f4", ">f2") is read by its values, in every function
+    (JAX itself refuses such arrays)."""
+    x = random_float32()[:2000]
+    for dtype in (">f4", ">f2"):
+        with np.errstate(over="ignore", invalid="ignore"):
+            native = x.astype(dtype[1:])
+        swapped = native.astype(dtype)
+        want = float32_bits(np.asarray(fjax.round_to(native, "e5m2", "down"), np.float32))
+        got = fjax.round_to(swapped, "e5m2", "down")
+        assert got.dtype == native.dtype
+        np.testing.assert_array_equal(float32_bits(np.asarray(got, np.float32)), want)
+        finite = np.where(np.isfinite(native), native, 0).astype(dtype)
+        assert fjax.amax_of(finite) == fjax.amax_of(finite.astype(dtype[1:]))
+        np.testing.assert_array_equal(
+            np.asarray(fjax.quantize_blocks(finite, "mxfp4")),
+            np.asarray(fjax.quantize_blocks(finite.astype(dtype[1:]), "mxfp4")),
+        )
+        scale = fjax.scale_per_tensor(finite.astype(dtype[1:]), "e4m3").scale
+        assert float(fjax.scale_per_tensor(finite, "e4m3").scale) == float(scale)

@@ -134,3 +134,32 @@ def test_amax_of_and_errors() -> None:
         fjax.record_amax(jnp.zeros(0), jnp.ones(3))
     with pytest.raises(ValueError, match="needs key="):
         fjax.scale_per_tensor(jnp.ones(3), "e4m3", rounding="stochastic")
+
+
+def test_numbers_and_histories_taken_exactly() -> None:
+    """A number or a list of them is taken at its exact value and checked as the numpy
+    functions take it: 448 / 0.3 is not 448 / float32(0.3); an amax float32 cannot
+    hold (1e-50, 2**130) is still scaled by the clamped scale, not by 1.0."""
+    from fractions import Fraction
+
+    x = jnp.asarray(np.linspace(-3, 3, 50, dtype=np.float32))
+    for amax in (0.3, 1e-50, 2.0**130, Fraction(1, 3), 2**200, np.float64(0.7), np.array(0.1)):
+        got = fjax.compute_scale(amax, "float8_e4m3fn", margin=1)
+        assert float(got) == fpx.compute_scale(amax, "float8_e4m3fn", margin=1), amax
+        history = [0.1, amax] if isinstance(amax, float) else [amax]
+        t = fjax.scale_per_tensor(x, "float8_e4m3fn", recipe="delayed", amax_history=history)
+        n = fpx.scale_per_tensor(np.asarray(x), "float8_e4m3fn", recipe="delayed",
+                                 amax_history=history)  # fmt: skip
+        with np.errstate(over="ignore"):  # 2**130: inf as float32
+            want = (fpx.round_to(n.values, "float32"), n.scaled, n.scale, np.float32(n.amax))
+        for field, g, w in zip(("values", "scaled", "scale", "amax"), t, want, strict=True):
+            assert _same(g, np.asarray(w, np.float32)), (amax, field)
+    for bad in (np.float32(-3.0), np.float16(np.inf), np.array(-1.0)):
+        with pytest.raises(ValueError, match="amax must be finite and >= 0"):
+            fjax.compute_scale(bad, "e4m3")
+    for bad in ("3", True, None, [3.0]):
+        with pytest.raises(TypeError, match="amax must be a real number"):
+            fjax.compute_scale(bad, "e4m3")
+    for history in ([-5.0], [1.0, np.nan], np.float32([2.0, np.inf])):
+        with pytest.raises(ValueError, match=r"amax_history\[\d\] must be finite and >= 0"):
+            fjax.scale_per_tensor(x, "e4m3", recipe="delayed", amax_history=history)
