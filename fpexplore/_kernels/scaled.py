@@ -171,6 +171,8 @@ def odd_product(x: np.ndarray, scale: Any, fmt: Format | None = None) -> np.ndar
     """``x * scale`` (``scale`` positive: a float or an array that broadcasts to
     ``x``) as float64, exact or rounded to odd (see the module notes); with ``fmt``,
     rounded to odd only where that can matter to ``fmt`` (:func:`_beside`)."""
+    if np.ndim(x) == 0:  # numpy gives scalars for 0-d operands: work on one element
+        return odd_product(np.reshape(x, 1), np.reshape(scale, 1), fmt).reshape(())
     x64 = _as_float64(x)
     given = np.asarray(scale, dtype=np.float64)
     s = np.broadcast_to(given, x64.shape)
@@ -200,6 +202,9 @@ def odd_quotient(x: np.ndarray, divisor: Any, fmt: Format, *, narrow: bool = Fal
     """``x / divisor`` (``divisor`` positive, broadcast to ``x``) as float64 that
     ``fmt`` rounds as the exact quotient (see the module notes). ``narrow``: the
     float64 ``x`` holds values of at most 24 significand bits."""
+    if np.ndim(x) == 0:  # numpy gives scalars for 0-d operands: work on one element
+        one = odd_quotient(np.reshape(x, 1), np.reshape(divisor, 1), fmt, narrow=narrow)
+        return one.reshape(())
     x64 = _as_float64(x)
     given = np.asarray(divisor, dtype=np.float64)
     d = np.broadcast_to(given, x64.shape)

@@ -219,3 +219,16 @@ def test_an_amax_of_any_numeric_kind() -> None:
     for bad in (np.array([3.0]), np.array("3"), np.array(True)):
         with pytest.raises(TypeError, match="amax"):
             compute_scale(bad, "float8_e4m3fn")
+
+
+@pytest.mark.parametrize("x", [-3.3, np.float32(-3.3), np.array(-3.3), np.float16(2.5), 7, 1e-300])
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "bfloat16"])
+def test_a_scalar_or_0d_tensor_scales_as_a_one_element_tensor(x: object, fmt: str) -> None:
+    """A 0-d tensor is a tensor: its scaled values, scale and amax are those of the
+    same value as a one-element array, with the 0-d shape kept."""
+    for recipe in ("current", "delayed"):
+        kw = {"amax_history": [4.0]} if recipe == "delayed" else {}
+        one = scale_per_tensor(np.reshape(np.asarray(x), 1), fmt, recipe=recipe, **kw)
+        got = scale_per_tensor(x, fmt, recipe=recipe, **kw)
+        assert np.shape(got.values) == () and got.scale == one.scale and got.amax == one.amax
+        assert np.array_equal(np.reshape(got.values, 1), one.values, equal_nan=True)
