@@ -145,7 +145,24 @@ class FormatOptimizer(keras.optimizers.Optimizer):
         self.inner_optimizer.learning_rate = learning_rate
 
     def finalize_variable_values(self, var_list: Sequence[Any]) -> None:
-        self.inner_optimizer.finalize_variable_values(var_list)
+        """The inner optimizer's last word (``use_ema`` writes the moving averages into
+        the weights, or into their masters), stored in the format to nearest."""
+        var_list = list(var_list)
+        if not self.built or len(var_list) != len(self._layout):
+            self.inner_optimizer.finalize_variable_values(var_list)
+            return
+        targets = [
+            v if j is None else self.master_weights[j]
+            for v, j in zip(var_list, self._layout, strict=True)
+        ]
+        before = [t.value for t in targets]
+        self.inner_optimizer.finalize_variable_values(targets)
+        fmt = self.policy.weights
+        for variable, target, old, rounded in zip(
+            var_list, targets, before, self._round, strict=True
+        ):
+            if fmt is not None and rounded and not bool(jnp.array_equal(target.value, old)):
+                variable.assign(fpx_jax.round_to(target.value, fmt))
 
     def save_own_variables(self, store: Any) -> None:
         """The inner optimizer's state only: the model loads as a plain one."""

@@ -32,6 +32,7 @@ FormatPolicy(forward='float8_e4m3fn', backward='float8_e5m2', scaling='delayed')
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass
 
 from .specs import (
@@ -145,14 +146,18 @@ class FormatPolicy:
             raise ValueError("master_weights=True needs a weights format to round the master into")
         for name in ("seed", "amax_history_len"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (name != "seed"):
+            integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            if not integral or value < (name != "seed"):
                 least = "0" if name == "seed" else "1"
                 raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+            put(self, name, int(value))  # numpy integers too, kept as Python ints
         scale = self.loss_scale
-        if not (scale is None or scale == "dynamic" or is_positive(scale)):
-            raise ValueError(
-                f"loss_scale: expected None, 'dynamic' or a positive number, got {scale!r}"
-            )
+        if not (scale is None or (isinstance(scale, str) and scale == "dynamic")):
+            if not is_positive(scale):
+                raise ValueError(
+                    f"loss_scale: expected None, 'dynamic' or a positive number, got {scale!r}"
+                )
+            put(self, "loss_scale", float(scale))
         self.forward_spec  # noqa: B018  (resolves and checks both operand kinds)
         self.backward_spec  # noqa: B018
         if self.forward_spec is not None and self.forward is None:

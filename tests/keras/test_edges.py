@@ -1,0 +1,114 @@
+"""Edges of emulate: optimizers that write the weights at the end of fit, models built
+after emulate, nested models, the arguments a user may pass, a backend Keras cannot load."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.keras import FormatPolicy, emulate
+
+
+def _np(variable):
+    return np.array(variable.value)
+
+
+def _on_grid(values, fmt="bfloat16"):
+    values = np.asarray(values, dtype=np.float32)
+    return np.array_equal(values, fpx.round_to(values, fmt).astype(np.float32))
+
+
+@pytest.mark.parametrize("name", ["bfloat16_weights", "bfloat16"])
+def test_ema_weights_are_stored_in_the_format_after_fit(keras, mlp, data, name):
+    """use_ema: fit ends by writing the moving averages into the weights (or masters)."""
+    model = emulate(mlp(), name)
+    optimizer = keras.optimizers.Adam(1e-2, use_ema=True, ema_momentum=0.9)
+    model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy")
+    model.fit(*data, epochs=2, batch_size=16, verbose=0)
+    for variable in model.trainable_variables:
+        assert _on_grid(_np(variable)), variable.path
+    averages = model.optimizer.inner_optimizer._model_variables_moving_average
+    if name == "bfloat16":  # the masters took the averages, the weights their rounding
+        for master, average, stored in zip(
+            model.optimizer.master_weights, averages, model.trainable_variables, strict=True
+        ):
+            np.testing.assert_array_equal(_np(master), _np(average))
+            np.testing.assert_array_equal(_np(stored), fpx.round_to(_np(average), "bf16"))
+    else:
+        for average, stored in zip(averages, model.trainable_variables, strict=True):
+            np.testing.assert_array_equal(_np(stored), fpx.round_to(_np(average), "bf16"))
+
+
+def test_a_model_built_later_predicts_with_weights_in_the_format(keras, data):
+    x = data[0]
+    model = emulate(keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(3)]), "bfloat16")
+    first = model.predict(x, verbose=0)  # builds the model, then stores its weights
+    assert model.trainable_variables
+    for variable in model.trainable_variables:
+        assert _on_grid(_np(variable)), variable.path
+    np.testing.assert_array_equal(first, model.predict(x, verbose=0))
+    other = emulate(keras.Sequential([keras.layers.Dense(4)]), "bfloat16_weights")
+    other.compile(optimizer="sgd", loss="mse")
+    other.evaluate(x, np.zeros((64, 4), np.float32), verbose=0)
+    assert all(_on_grid(_np(v)) for v in other.trainable_variables)
+
+
+def test_nested_models_are_rows_of_their_own_and_exclude_takes_them_whole(keras):
+    def build():
+        inner = keras.Sequential([keras.Input((8,)), keras.layers.Dense(8, name="a")], name="sub")
+        inputs = keras.Input((8,))
+        return keras.Model(inputs, keras.layers.Dense(2, name="head")(inner(inputs)))
+
+    report = emulate(build(), "fp8").fpexplore_report
+    assert report.emulated == ("a", "head")
+    assert report.float32 == ()
+    assert ("sub", "Sequential", None) in report.layers
+    assert "sub   Sequential  nested model" in str(report)
+    report = emulate(build(), "fp8", exclude=["sub"]).fpexplore_report
+    assert report.emulated == ("head",)
+    assert report.float32 == ("a",)
+    report = emulate(build(), "fp8", exclude="head").fpexplore_report  # one name
+    assert report.emulated == ("a",)
+
+
+def test_arguments_of_other_types(keras, mlp):
+    with pytest.raises(TypeError, match="emulate needs a keras.Model, got str"):
+        emulate("model", "fp8")
+    policy = FormatPolicy("float16", seed=np.int64(3), loss_scale=np.float32(128))
+    assert (policy.seed, policy.loss_scale) == (3, 128.0)
+    assert type(policy.seed) is int and type(policy.loss_scale) is float
+    assert FormatPolicy(amax_history_len=np.uint8(4)).amax_history_len == 4
+    with pytest.raises(ValueError, match="seed must be an int >= 0, got 1.5"):
+        FormatPolicy(seed=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="loss_scale"):
+        FormatPolicy(loss_scale=np.float32("nan"))
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "torch"])
+def test_a_backend_that_is_not_installed_is_named(backend):
+    """KERAS_BACKEND names a backend that is not installed: the error names it and
+    advises JAX, rather than asking for the keras extra that is there."""
+    pytest.importorskip("keras")
+    try:
+        __import__(backend)
+    except ImportError:
+        pass
+    else:
+        pytest.skip(f"{backend} is installed")
+    code = (
+        "import fpexplore.keras as fk\n"
+        "try:\n"
+        "    fk.emulate(None, 'fp8')\n"
+        "except ValueError as e:\n"
+        "    print(type(e).__mro__[1].__name__, isinstance(e, ImportError), e)\n"
+    )
+    env = {**os.environ, "KERAS_BACKEND": backend}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    assert f"this Keras runs on {backend!r}: set KERAS_BACKEND=jax" in run.stdout
+    assert run.stdout.startswith("ValueError True")
