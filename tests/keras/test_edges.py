@@ -112,3 +112,23 @@ def test_a_backend_that_is_not_installed_is_named(backend):
     assert run.returncode == 0, run.stderr
     assert f"this Keras runs on {backend!r}: set KERAS_BACKEND=jax" in run.stdout
     assert run.stdout.startswith("ValueError True")
+
+
+@pytest.mark.parametrize("padding", ["valid", "same", "causal"])
+def test_conv1d_rounds_its_operands(keras, padding):
+    """Conv1D convolves in its own call (not through convolution_op): rounded too."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-3, 3, (2, 9, 3)).astype(np.float32)
+
+    def conv(**kwargs):
+        return keras.layers.Conv1D(4, 3, padding=padding, dilation_rate=2, **kwargs)
+
+    model = emulate(keras.Sequential([keras.Input((9, 3)), conv(name="c")]), "fp8")
+    assert model.fpexplore_report.emulated == ("c",)
+    layer = model.get_layer("c")
+    layer.bias.assign(np.full(4, 0.25, np.float32))
+    kernel = _np(layer.kernel)
+    plain = keras.Sequential([keras.Input((9, 3)), conv(bias_initializer="zeros")])
+    plain.layers[0].kernel.assign(fpx.scale_per_tensor(kernel, "e4m3").values.astype(np.float32))
+    expected = np.asarray(plain(fpx.scale_per_tensor(x, "e4m3").values.astype(np.float32)))
+    np.testing.assert_array_equal(np.asarray(model(x)), expected + np.float32(0.25))
