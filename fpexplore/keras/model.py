@@ -63,7 +63,7 @@ def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
 
     def compile(*args: Any, **kwargs: Any) -> None:
         compile_model(*args, **kwargs)
-        inner = model.optimizer
+        inner = given = model.optimizer
         if inner is None:
             return
         if policy.loss_scale == "dynamic":
@@ -71,7 +71,7 @@ def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
                 inner = keras.optimizers.LossScaleOptimizer(inner)
         elif policy.loss_scale is not None:
             inner.loss_scale_factor = float(policy.loss_scale)
-        model.optimizer = FormatOptimizer(inner, policy)
+        model.optimizer = FormatOptimizer(inner, policy, given_optimizer=given)
 
     compile.__doc__ = compile_model.__doc__
     object.__setattr__(model, "compile", compile)
