@@ -70,7 +70,9 @@ class FormatPolicy:
         format.
     backward_scaling : str or None
         The same for ``dY``; ``None`` follows ``scaling`` (a block format
-        switches to its sibling with ``backward``'s elements, e.g. ``mxfp8_e5m2``).
+        switches to its sibling with ``backward``'s elements, e.g. ``mxfp8_e5m2``)
+        when ``backward`` is given. With a block format, ``backward`` may be omitted:
+        it is the block's element format.
     rounding, backward_rounding : str
         Rounding mode of the forward operands, and of ``dY`` (``None``: as
         ``rounding``). Any of ``fpexplore.ROUNDING_MODES``; ``"stochastic"`` draws
@@ -175,11 +177,11 @@ class FormatPolicy:
         """The format, scaling and rounding of ``dY`` (None: float32)."""
         scaling = self.backward_scaling
         if scaling is None:
+            if self.backward is None:  # float32, whatever the forward's scaling
+                return None
             scaling = self.scaling
             if scaling not in SCALINGS:
                 scaling = backward_block(scaling, self.backward)
-            elif self.backward is None:
-                scaling = "none"
         rounding = self.backward_rounding or self.rounding
         return operand(self.backward, scaling, rounding, "backward", self.amax_history_len)
 
