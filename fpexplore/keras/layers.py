@@ -127,7 +127,10 @@ class _Emulation:
             kernel = self._operand(
                 kernel, self.forward, self.state.kernel_amax_history, axes[1], keys[1]
             )
-        outputs = op(inputs, kernel)
+        # Float32 products and sums, on a GPU too, where JAX's default precision multiplies
+        # float32 in TF32 (the gradients' matmuls inherit the forward's precision).
+        with jax.default_matmul_precision("float32"):
+            outputs = op(inputs, kernel)
         if self.backward is not None:
             history = self.state.grad_amax_history
             if history is not None:

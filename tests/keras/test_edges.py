@@ -155,3 +155,26 @@ def test_saved_optimizer_state_loads_into_the_optimizer_given_to_compile(
     assert int(_np(loaded.optimizer.iterations)) == int(_np(given.iterations)) == 4
     for saved, back in zip(given.variables, loaded.optimizer.variables, strict=True):
         np.testing.assert_array_equal(_np(saved), _np(back))
+
+
+def test_products_and_their_gradients_ask_for_float32_precision(keras):
+    """JAX multiplies float32 in TF32 on recent GPUs by default; an emulated layer's
+    matmul, convolution and their gradients ask for float32 (HIGHEST) on every device."""
+    import jax
+
+    inputs = keras.Input((6, 6, 2))
+    x = keras.layers.Conv2D(3, 3, name="conv")(inputs)
+    x = keras.layers.Flatten()(x)
+    x = keras.layers.EinsumDense("ab,bc->ac", (4,), name="einsum")(x)
+    model = emulate(keras.Model(inputs, keras.layers.Dense(2, name="dense")(x)), "fp8")
+    trainable = [v.value for v in model.trainable_variables]
+    others = [v.value for v in model.non_trainable_variables]
+    x = np.ones((2, 6, 6, 2), np.float32)
+
+    def loss(trainable):
+        return model.stateless_call(trainable, others, x, training=True)[0].sum()
+
+    text = str(jax.make_jaxpr(jax.grad(loss))(trainable))
+    products = text.count("dot_general[") + text.count("conv_general_dilated[")
+    assert products == 8  # each product and its gradients (the input needs none for conv)
+    assert text.count("Precision.HIGHEST, Precision.HIGHEST") == products
