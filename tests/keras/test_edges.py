@@ -178,3 +178,30 @@ def test_products_and_their_gradients_ask_for_float32_precision(keras):
     products = text.count("dot_general[") + text.count("conv_general_dilated[")
     assert products == 8  # each product and its gradients (the input needs none for conv)
     assert text.count("Precision.HIGHEST, Precision.HIGHEST") == products
+
+
+@pytest.mark.parametrize("master", [False, True])
+@pytest.mark.parametrize("fmt", ["bfloat16", "float8_e4m3fn"])
+def test_stochastic_weights_are_a_neighbour_of_the_float32_update(keras, fmt, master):
+    """Each stored weight is one of the two neighbours, in the format, of the float32
+    value SGD made (w - lr * g, from the stored weight or its master), and both occur."""
+    model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(32)])
+    emulate(model, FormatPolicy(weights=fmt, weight_rounding="stochastic", master_weights=master))
+    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+    optimizer = model.optimizer
+    optimizer.build(model.trainable_variables)
+    rng = np.random.default_rng(5)
+    ups = downs = 0
+    for _ in range(4):
+        sources = optimizer.master_weights if master else model.trainable_variables
+        before = [_np(v) for v in sources]
+        grads = [rng.standard_normal(v.shape).astype(np.float32) for v in before]
+        optimizer.apply(grads, model.trainable_variables)
+        for old, g, variable in zip(before, grads, model.trainable_variables, strict=True):
+            exact = old - np.float32(0.01) * g  # float32, as SGD computes it
+            down, up = fpx.round_to(exact, fmt, "down"), fpx.round_to(exact, fmt, "up")
+            stored = _np(variable)
+            assert np.all((stored == down) | (stored == up))
+            ups += int(np.sum((stored == up) & (up != down)))
+            downs += int(np.sum((stored == down) & (up != down)))
+    assert ups > 0 and downs > 0
