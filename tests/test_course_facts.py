@@ -218,3 +218,21 @@ def test_no_escaped_underscore_in_text_mode_and_no_octave(path):
     text = _markdown(path)
     assert not re.search(r"\\text\{[^}]*\\_", text)  # MathJax 3 shows the backslash
     assert "octave" not in text.lower()  # the course says binade
+
+
+# -- 01: the format table's rows -------------------------------------------------------
+
+
+def test_fn_formats_have_one_nan_pattern_per_sign():
+    """01's nan_encoding row: in an 'fn' format NaN is every exponent and mantissa bit 1,
+    once for each sign (E4M3: 0x7F and 0xFF, as ml_dtypes reads them), once in all
+    without a sign (E8M0: 0xFF)."""
+    for name, dtype, expected in (
+        ("float8_e4m3fn", ml_dtypes.float8_e4m3fn, [0x7F, 0xFF]),
+        ("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, [0xFF]),
+    ):
+        assert fpx.get_format(name).nan_encoding == "fn"
+        codes = np.arange(256, dtype=np.uint8)
+        ours = [int(c) for c in codes if math.isnan(fpx.from_bits(int(c), name).value)]
+        theirs = np.flatnonzero(np.isnan(codes.view(dtype).astype(np.float32))).tolist()
+        assert ours == theirs == expected

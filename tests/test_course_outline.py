@@ -202,6 +202,19 @@ def test_exercises_follow_the_scheme_and_fill_the_budget(path: Path) -> None:
     assert not missing, f"{solutions.name} has no '## Exercise N' for {missing}"
 
 
+@pytest.mark.parametrize("path", [_param(p) for p in _budgeted()])
+def test_the_walkthrough_text_alone_fits_its_minutes(path: Path) -> None:
+    """The prose and code cells of the walk-through, read at the lesson's pace, fit in
+    the minutes the teacher's box states, before any output is counted
+    (tests/test_notebooks.py measures it again after running, outputs included)."""
+    stated = pacing.budget(path)
+    assert stated is not None
+    needed = pacing.Pace().minutes(pacing.walkthrough_content(path))
+    assert needed <= stated.walkthrough, (
+        f"{path.name}: {needed} min of prose and code, {stated.walkthrough} min stated"
+    )
+
+
 # --- the 90-minute lesson -----------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli.pacing import Pace, budget, part_contents, tasks
+from fpexplore.cli.pacing import Pace, budget, part_contents, tasks, walkthrough_content
 from fpexplore.cli.requirements import imports
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,6 +106,14 @@ def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
         if needed > part.minutes:
             over.append(f"part {part.section.number} needs {needed} min of {part.minutes}: {shown}")
     assert not over, f"{path.name} does not fit its minutes at a normal pace: " + "; ".join(over)
+    stated = budget(notebook)
+    if stated is not None:  # the walk-through, outputs counted, fits the minutes it states
+        shown = walkthrough_content(notebook)
+        needed = pace.minutes(shown)
+        assert needed <= stated.walkthrough, (
+            f"{path.name}: its walk-through needs {needed} min at a normal pace, "
+            f"its teacher's box states {stated.walkthrough}: {shown}"
+        )
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in _tracked_notebooks()])

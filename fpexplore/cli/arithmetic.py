@@ -27,7 +27,7 @@ from ..core.decode import FloatParts, decode
 from ..exact import FLAGS, parse_real
 from ..formats import Format
 from ..render.table import Table
-from ..render.text import shortest_decimal
+from ..render.text import exact_decimal, is_huge, shortest_decimal
 from .expression import operand_value
 from .output import UsageError, json_number, parts_record
 
@@ -105,7 +105,9 @@ def _exact_text(op: Operation) -> str | None:
         return None
     if op.exact.denominator & (op.exact.denominator - 1) or op.approximate:
         return f"{float(op.exact)!r}..."
-    return parts_record(op.parts)["exact"] if op.exact == op.parts.exact else str(op.exact)
+    if op.exact == op.parts.exact:
+        return parts_record(op.parts)["exact"]  # "-0" where the stored zero has a sign
+    return str(op.exact) if is_huge(op.exact) else exact_decimal(op.exact)
 
 
 def _operand_record(p: FloatParts) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from fractions import Fraction
 from ..exact import ARITY, parse_real
 from .output import UsageError
 
-__all__ = ["OPERATORS", "operand_value", "parse_expression"]
+__all__ = ["OPERATORS", "number_value", "operand_value", "parse_expression"]
 
 MAX_POWER_BITS = 100_000
 """The largest power computed exactly: numerator or denominator of at most this many bits."""
@@ -184,6 +184,29 @@ def parse_expression(text: str) -> tuple[str, tuple[str, ...]] | None:
 
 def _is_power(text: str) -> bool:
     return "**" in text or "^" in text
+
+
+def number_value(text: str, where: str = "VALUE") -> str | Fraction:
+    """A number typed on the command line (a VALUE compared across formats, a --count
+    bound): its text, which the library reads exactly, or a power's exact value.
+
+    >>> number_value("0.1"), number_value("2^-3")
+    ('0.1', Fraction(1, 8))
+
+    Raises
+    ------
+    UsageError
+        For an operation, or text that is not a number, naming what was expected.
+    """
+    try:
+        expression = parse_expression(text)
+    except (ValueError, TypeError) as err:  # not a number: a usage error, whatever reads it
+        raise UsageError(str(err)) from None
+    if expression is None:
+        return text
+    if expression[0] != "value":
+        raise UsageError(f"{where} {text!r} is an operation; expected a number here")
+    return operand_value(text)
 
 
 def operand_value(text: str) -> str | Fraction:

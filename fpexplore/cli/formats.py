@@ -26,7 +26,14 @@ from ..formats.suggest import unknown_format_message
 from ..scaling.block_formats import BLOCK_FORMATS, BlockFormat, get_block_format
 from .output import DEFAULT_FORMAT, UsageError
 
-__all__ = ["Choice", "alias_notes", "choose_formats", "describe_format", "with_notes"]
+__all__ = [
+    "Choice",
+    "alias_notes",
+    "check_names",
+    "choose_formats",
+    "describe_format",
+    "with_notes",
+]
 
 _IEEE_STYLE = ("float8_e4m3", "float8_e3m4")  # easy to take for the OCP 'fn' formats
 
@@ -67,7 +74,31 @@ def _element(name: str) -> Format:
     except ValueError as err:
         if not str(err).startswith("unknown format"):
             raise
+        hint = _block_family(name)
+        if hint:
+            raise UsageError(f"unknown format {name.strip()!r}; {hint}") from None
         raise UsageError(unknown_format_message(name, extra_names=BLOCK_FORMATS)) from None
+
+
+def _block_family(name: str) -> str:
+    """What a beginning of block format names means (``mx``, ``mxfp``, ``nv``): the
+    formats it begins, or the one it begins; ``""`` for anything else."""
+    key = name.strip().lower()
+    members = [b for b in BLOCK_FORMATS.values() if len(key) > 1 and b.name.startswith(key)]
+    if len(members) == 1:
+        return f"did you mean {members[0].name}?"
+    if not members:
+        return ""
+    labels = ", ".join(f"{b.name} ({b.element} elements)" for b in members)
+    return f"{name.strip()} is a family of block formats: {labels}; name one of them"
+
+
+def check_names(names: list[str]) -> None:
+    """Refuse a name that is neither a format nor a block format with the words of
+    ``-f``: the nearest names, or the members of a family (``fp8``, ``mx``)."""
+    for name in names:
+        if _block(name) is None:
+            _element(name)
 
 
 def choose_formats(specs: list[str] | None, *, allow_blocks: bool = False) -> list[Choice] | None:

@@ -27,8 +27,9 @@ from ..core.decode import decode, from_bits
 from ..exact import FLAGS, parse_real
 from ..formats import Format
 from ..render.text import parts_text
+from .bits import bit_patterns
 from .course import CourseNotFoundError, copy_course, index_notebook
-from .expression import operand_value, parse_expression
+from .expression import number_value, operand_value, parse_expression
 from .formats import Choice, alias_notes, choose_formats, formats_of, with_notes
 from .jsonout import dumps
 from .output import UsageError
@@ -101,10 +102,10 @@ def _run(args: argparse.Namespace) -> int:
     expression = parse_expression(values[0])
     if expression is not None and expression[0] != "value":
         return _arithmetic(args, chosen, *expression)
-    if chosen is None or len(chosen) > 1:
-        return _compare(args, chosen, values[0])
-    fmt = _one_format(chosen, "a VALUE")
     x = values[0] if expression is None else operand_value(values[0])
+    if chosen is None or len(chosen) > 1:
+        return _compare(args, chosen, values[0], x)
+    fmt = _one_format(chosen, "a VALUE")
     parts = decode(x, fmt, args.rounding or "nearest_even", overflow=_overflow(args))
     if expression is not None:  # a power: its exact value, shown as typed
         parts = replace(parts, input=values[0])
@@ -134,19 +135,8 @@ def _parts(args: argparse.Namespace, parts: list[Any], chosen: list[Choice] | No
 def _bits(args: argparse.Namespace) -> int:
     chosen = choose_formats(args.format)
     fmt = _one_format(chosen, "--bits")
-    pieces = [piece.strip() for piece in args.bits]
-    width = sum(len(p.replace("_", "")) for p in pieces)
-    digits_only = all(set(p) <= set("01_") for p in pieces)
-    one_pattern = digits_only and width == fmt.bits
-    whole = [len(p.replace("_", "")) == fmt.bits for p in pieces]
-    if len(pieces) > 1 and digits_only and not one_pattern and not all(whole):
-        raise UsageError(
-            f"the groups of 0/1 digits {' '.join(pieces)} hold {width} bits together; "
-            f"{fmt.name} needs {fmt.bits} in one pattern (or one whole pattern per word)"
-        )
-    if len(pieces) > 1 and not one_pattern:
-        return _parts(args, [from_bits(p, fmt) for p in pieces], chosen)
-    return _parts(args, [from_bits(" ".join(pieces), fmt)], chosen)
+    patterns = bit_patterns([piece.strip() for piece in args.bits], fmt)
+    return _parts(args, [from_bits(p, fmt) for p in patterns], chosen)
 
 
 def _list_formats(args: argparse.Namespace) -> int:
@@ -166,7 +156,9 @@ def _count(args: argparse.Namespace) -> int:
     from .output import count_record, count_text
 
     lo, hi = (bound.strip() for bound in args.count)
-    records = [count_record(lo, hi, fmt) for fmt in formats_of(choose_formats(args.format))]
+    exact = [number_value(bound, "--count bound") for bound in (lo, hi)]
+    formats = formats_of(choose_formats(args.format))
+    records = [count_record(lo, hi, fmt, exact=exact) for fmt in formats]
     if args.json:
         _show(records if len(records) > 1 else records[0], as_json=True)
     else:
@@ -228,25 +220,27 @@ def _arithmetic(
     return 0
 
 
-def _compare(args: argparse.Namespace, chosen: list[Choice] | None, value: str) -> int:
+def _compare(args: argparse.Namespace, chosen: list[Choice] | None, value: str, x: Any) -> int:
+    """``value`` as typed; ``x`` what it stands for (the text, or a power's exact value)."""
     from ..render.comparison import compare
 
     if args.saturate:
         raise UsageError("--saturate works with one format; compare tables follow each format")
     formats = formats_of(chosen)
     rounding = args.rounding or "nearest_even"
-    if parse_real(value).special == "nan" and not any(fmt.has_nan for fmt in formats):
+    if parse_real(x).special == "nan" and not any(fmt.has_nan for fmt in formats):
         names = [fmt.name for fmt in formats]
         listed = f"{', '.join(names[:-1])} and {names[-1]} have" if len(names) > 1 else "has"
         raise UsageError(f"no chosen format can store {value}: {listed} no NaN encoding")
-    table = compare(value, formats, rounding)
+    table = compare(x, formats, rounding)
+    table.title = f"{value} stored in {(table.title or '').partition(' stored in ')[2]}"
     if not args.json:
         table.title = with_notes(table.title or "", alias_notes(chosen))
         _show(table, as_json=False)
         return 0
     records = table.to_records()
     for record, fmt in zip(records, formats, strict=True):
-        flags = frozenset() if record["flag"] == "no NaN" else decode(value, fmt, rounding).flags
+        flags = frozenset() if record["flag"] == "no NaN" else decode(x, fmt, rounding).flags
         record["flags"] = [f for f in FLAGS if f in flags]
     _show(records, as_json=True)
     return 0

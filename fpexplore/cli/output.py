@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -109,10 +110,14 @@ def _signed_decimal(x: Fraction, sign: int) -> str:
     return "-0" if sign and x == 0 else text
 
 
-def count_record(lo: str, hi: str, fmt: Format) -> dict[str, Any]:
+def count_record(
+    lo: str, hi: str, fmt: Format, *, exact: Sequence[Any] | None = None
+) -> dict[str, Any]:
     """How many values of ``fmt`` lie in ``[lo, hi)``, next to the count of a
-    normal binade (``2**mantissa_bits``)."""
-    count = count_between(lo, hi, fmt)
+    normal binade (``2**mantissa_bits``). ``exact``: the bounds' values where they are
+    not the text as typed (a power such as ``2**-24``)."""
+    low, high = (lo, hi) if exact is None else exact
+    count = count_between(low, high, fmt)
     per_binade = 2**fmt.mantissa_bits
     return {
         "format": fmt.name,

@@ -58,6 +58,7 @@ __all__ = [
     "parse_label",
     "part_contents",
     "tasks",
+    "walkthrough_content",
 ]
 
 STEPS = ("compute", "predict", "check", "why", "explore")
@@ -278,6 +279,31 @@ def content(notebook: NotebookLike, cells: range | None = None) -> Content:
             for output in cell.get("outputs", []):
                 total += _output_content(output)
     return total
+
+
+def walkthrough_content(notebook: NotebookLike) -> Content:
+    """What a notebook shows in class before its ``## Exercises`` heading, the teacher's
+    box (the cell that states the budget) left out: what the budget's W minutes cover.
+    Measure it after running the notebook, so that the outputs count.
+
+    Examples
+    --------
+    >>> cell = {"cell_type": "markdown", "source": "Read this.\\n## Exercises\\nNot this."}
+    >>> walkthrough_content({"cells": [cell]}).words
+    2
+    """
+    nb = load(notebook)
+    shown = []
+    for cell in nb["cells"]:
+        text = cell_source(cell)
+        if cell.get("cell_type") != "markdown":
+            shown.append(cell)
+        elif at := re.search(r"^## Exercises\b", text, re.MULTILINE):
+            shown.append({**cell, "source": text[: at.start()]})
+            break
+        elif not _DURATION.search(text):
+            shown.append(cell)
+    return content({**nb, "cells": shown})
 
 
 def part_contents(notebook: NotebookLike) -> list[tuple[Part, Content, int]]:

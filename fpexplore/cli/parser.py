@@ -28,7 +28,8 @@ EPILOG = f"""\
 VALUE is read exactly as written: 0.1 means one tenth, so its error is the
 error of storing one tenth. Also accepted: -1e-8, inf, -inf, nan, hex floats
 (0x1.8p1), ratios (1/3) and integer powers, computed exactly: 2**-24, or
-2^-24 (^ means the same as **). Without -f the format is {DEFAULT_FORMAT}.
+2^-24 (^ means the same as **), here and in --count and --range. Without -f
+the format is {DEFAULT_FORMAT}.
 
 VALUE may also be one operation, computed in the format and explained step
 by step: "a + b", "a - b", "a * b", "a / b", sqrt(a), fma(a, b, c),
@@ -43,9 +44,10 @@ mxfp6_e2m3, mxfp4, mxint8, nvfp4): they are quantized as one array, block by
 block, and each block is explained (its scale, codes and errors).
 
 FORMAT: a name (float16), an alias (half, bf16, e4m3 = float8_e4m3fn), eXmY
-for a custom IEEE-like format, or a family (fp8) to see its members; the
-output says what an alias stands for. Flags are IEEE 754's: overflow,
-underflow (tiny after rounding and inexact), inexact, invalid.
+for a custom IEEE-like format, or a family (fp8, or mx for the MX block
+formats) to see its members; the output says what an alias stands for.
+Flags are IEEE 754's: overflow, underflow (tiny after rounding and inexact),
+inexact, invalid.
 
 {textwrap.fill(f"JSON (--json): {JSON_RULE}.", 78)}
 
@@ -144,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="PATTERN",
         help="decode bit patterns instead of a VALUE: each PATTERN is one (0x3C00, 0b..., "
-        "0/1 digits); groups of 0/1 digits that together fill the format's width, such as "
-        "0 01111 0000000000 in float16, are one pattern",
+        "0/1 digits); words that continue one are read with it, as if quoted: 0x3C 00, or "
+        "groups of 0/1 digits that fill the format's width (0 01111 0000000000 in float16)",
     )
     mode.add_argument(
         "--count",

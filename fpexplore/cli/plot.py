@@ -18,6 +18,7 @@ import numpy as np
 
 from ..exact import parse_real
 from ..formats import Format, get_format
+from .expression import number_value
 from .output import DEFAULT_FORMAT, UsageError
 
 __all__ = ["MIXED_PLOT_NAMES", "PLOT_NAMES", "save_plot"]
@@ -71,7 +72,7 @@ HISTOGRAM_SAMPLES = 10_000
 
 def _number(text: str) -> float:
     """A --range bound as a float (read exactly, then rounded once)."""
-    exact = parse_real(text)
+    exact = parse_real(number_value(text, "--range bound"))
     if exact.special == "nan":
         raise UsageError(f"--range bound {text!r} is NaN; expected a number")
     return exact.to_float()
@@ -105,8 +106,8 @@ def _draw(
     span: tuple[str, str] | None,
 ) -> None:
     """Call ``plot.<name>`` with arguments taken from the command line."""
-    lo: str | float | None  # a window: exact text for number_line, floats for the others
-    hi: str | float | None
+    lo: Any  # a window: exact values for number_line (text or a power), floats for the others
+    hi: Any
     if value is not None and name != "bits":
         raise UsageError(f"--plot {name} takes no VALUE (only --plot bits does)")
     if name == "bits":
@@ -114,10 +115,11 @@ def _draw(
             raise UsageError(
                 "--plot bits needs a VALUE, e.g. fpexplore 3.14159 --plot bits -o pi.png"
             )
-        plot.bits(value, _single(formats, name), ax=ax)
+        x = number_value(value)  # a power: its exact value, titled as typed
+        plot.bits(x, _single(formats, name), ax=ax, label=None if x is value else value)
     elif name == "number_line":
         fmt = _single(formats, name)
-        lo, hi = span or (None, None)
+        lo, hi = (None, None) if span is None else (number_value(b, "--range bound") for b in span)
         if span is not None:
             _span(span, span)  # check the bounds; number_line reads them exactly
         try:

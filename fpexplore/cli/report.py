@@ -26,6 +26,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from .formats import check_names
 from .output import PROG, UsageError
 
 __all__ = ["build_report_parser", "report_main"]
@@ -147,6 +148,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..scaling.report import parse_formats
 
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
+    check_names(formats)
     scalings = _scalings(args.scaling)
     if not parse_formats(formats, scalings)[1]:  # checked before the file is read
         raise UsageError(

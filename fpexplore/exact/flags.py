@@ -4,7 +4,8 @@ The same rules as the arithmetic (:func:`~fpexplore.exact.exact_op`): ``inexact`
 the stored value differs from the input; ``overflow`` when the input, rounded with an
 unbounded exponent range, lies above the largest finite value (whatever is stored then:
 inf, NaN, or +-max when saturating); ``underflow`` when the result is inexact and tiny
-after rounding (:func:`~fpexplore.exact.tiny_after_rounding`, as on x86 and ARM).
+after rounding (:func:`~fpexplore.exact.tiny_after_rounding`, as on x86; ARM detects
+tininess before rounding unless FPCR.AH = 1).
 ``invalid`` where the format has no value for the input and gives its NaN: zero and
 negative numbers in unsigned E8M0, an infinity in a format without one (E4M3, fnuz).
 An infinity that saturates to +-max (FP6, FP4) is ``inexact``. A NaN input raises

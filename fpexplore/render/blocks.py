@@ -62,7 +62,8 @@ def block_table(q: Any, index: int | tuple[int, ...] = 0, *, limit: int | None =
     if count < len(info["input"]):
         notes.append(f"{len(info['input']) - count} more elements not shown")
     columns = ["element", "input", "code", "element value", "value", "abs error"]
-    return Table(columns, rows, title=title, notes=notes)
+    # every digit of a value (NVFP4's two-level scale makes 99.99999904632568 of 100)
+    return Table(columns, rows, title=title, notes=notes, formatters={"value": repr})
 
 
 def _summary(q: Any) -> str:

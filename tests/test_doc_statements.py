@@ -1,0 +1,63 @@
+"""Statements of the docs site that can be checked against the code and the notebooks
+without building the site: which notebooks need Python 3.11 (the Keras ones), and where
+hardware detects tininess (the rule the flags follow)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fpexplore.cli.requirements import imports
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _needs_keras(path: Path) -> bool:
+    return "keras" in imports(path).required  # as docs/conf.py decides what to execute
+
+
+@pytest.mark.parametrize("page", ["docs/getting-started.md", "README.md"])
+def test_every_notebook_that_needs_keras_is_named_where_python_3_11_is(page: str) -> None:
+    """A paragraph that says what needs Python 3.11, or which notebooks the site shows
+    unexecuted without Keras, names every notebook that cannot run without Keras."""
+    text = (REPO / page).read_text(encoding="utf-8")
+    paragraphs = [
+        " ".join(p.split())
+        for p in text.split("\n\n")
+        if re.search(r"need(s)? Python 3\.11|shown unexecuted", " ".join(p.split()))
+    ]
+    assert paragraphs, page
+    keras = [p.stem for p in sorted((REPO / "notebooks").glob("*.ipynb")) if _needs_keras(p)]
+    assert len(keras) >= 3, keras
+    for paragraph in paragraphs:
+        for stem in keras:
+            label = stem.split("-")[0]  # "06", "lesson"
+            assert label in paragraph, (stem, paragraph)
+
+
+def _texts() -> list[Path]:
+    docs = [*(REPO / "docs").rglob("*.md"), *(REPO / "docs").rglob("*.rst")]
+    return [REPO / "README.md", *docs, *(REPO / "fpexplore").rglob("*.py")]
+
+
+@pytest.mark.parametrize("path", _texts(), ids=lambda p: str(p.relative_to(REPO)))
+def test_tininess_after_rounding_is_not_said_of_arm(path: Path) -> None:
+    """x86 detects tininess after rounding; ARM, by default, before (unless FPCR.AH = 1),
+    as fpexplore.arith.arithmetic and the README say."""
+    text = " ".join(path.read_text(encoding="utf-8").split())
+    assert not re.search(r"after rounding.{0,80}?as on x86 and ARM", text), path
+
+
+_PRINTED = re.compile(r"`print\((fpx\.\w+\([^`]*\))\)`[^`\n]*:\n\n```text\n(.*?)```", re.S)
+
+
+def test_the_readme_prints_what_print_shows() -> None:
+    """Each ``print(fpx....)`` block of the README, byte for byte."""
+    import fpexplore as fpx
+
+    blocks = _PRINTED.findall((REPO / "README.md").read_text(encoding="utf-8"))
+    assert len(blocks) >= 2
+    for call, shown in blocks:
+        assert str(eval(call, {"fpx": fpx})) + "\n" == shown, call  # the README's own call
