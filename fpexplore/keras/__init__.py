@@ -41,10 +41,10 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
     model : keras.Model
         A model not yet compiled, of float32 layers (the default dtype policy), on
         Keras' JAX backend. Built or not: the weights of a model built later are
-        stored in the format when ``fit`` builds the optimizer.
+        stored in the format when ``fit``, ``evaluate`` or ``predict`` builds it.
     policy : FormatPolicy or str
         A policy, or the name of one of :data:`PRESETS`.
-    exclude : names of layers
+    exclude : names of layers (or one name)
         Layers to leave in float32, as ``dtype="float32"`` opts one layer out of
         Keras' mixed precision (the weights format still applies to their weights).
 
@@ -67,7 +67,8 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
     """
     from .model import emulate_model
 
-    return emulate_model(model, get_policy(policy), exclude=tuple(exclude))
+    names = (exclude,) if isinstance(exclude, str) else tuple(exclude)
+    return emulate_model(model, get_policy(policy), exclude=names)
 
 
 def __getattr__(name: str) -> Any:

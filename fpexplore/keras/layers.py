@@ -127,7 +127,10 @@ class _Emulation:
             kernel = self._operand(
                 kernel, self.forward, self.state.kernel_amax_history, axes[1], keys[1]
             )
-        outputs = op(inputs, kernel)
+        # Float32 products and sums, on a GPU too, where JAX's default precision multiplies
+        # float32 in TF32 (the gradients' matmuls inherit the forward's precision).
+        with jax.default_matmul_precision("float32"):
+            outputs = op(inputs, kernel)
         if self.backward is not None:
             history = self.state.grad_amax_history
             if history is not None:
@@ -163,6 +166,29 @@ def _accept_training(layer: Any, call: Callable[..., Any]) -> None:
     layer._call_has_context_arg = {**layer._call_has_context_arg, "training": True}
 
 
+def _conv1d_steps(layer: Any) -> tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]:
+    """Conv1D's ``call`` convolves with ``ops.conv`` itself, not through
+    ``convolution_op``: the same steps (its causal padding first), through it."""
+
+    def call(inputs: Any) -> Any:
+        if layer.padding == "causal":
+            inputs = keras.ops.pad(inputs, layer._compute_causal_padding())
+        return keras.layers.Conv2D.call(layer, inputs)  # the convolutions' shared call
+
+    def convolve(inputs: Any, kernel: Any) -> Any:
+        padding = "valid" if layer.padding == "causal" else layer.padding
+        return keras.ops.conv(
+            inputs,
+            kernel,
+            strides=list(layer.strides),
+            padding=padding,
+            dilation_rate=layer.dilation_rate,
+            data_format=layer.data_format,
+        )
+
+    return call, convolve
+
+
 def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
     """Make ``layer`` compute under ``policy`` (in place); returns its state."""
     kind = kind_of(layer)
@@ -180,6 +206,8 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
         channels = -1 if layer.data_format == "channels_last" else 1
         convolve = layer.convolution_op
         call = layer.call
+        if type(layer).call is keras.layers.Conv1D.call:
+            call, convolve = _conv1d_steps(layer)
 
         def convolution_op(inputs: Any, kernel: Any) -> Any:
             return emulation.product(convolve, inputs, kernel, (channels, -2))

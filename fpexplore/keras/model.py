@@ -3,7 +3,7 @@
 How a model changes, in place:
 
 * its trainable variables are rounded into ``policy.weights`` (to nearest) at once, or,
-  for a model not built yet, when the optimizer is built at the start of ``fit``;
+  for a model not built yet, when Keras builds it for ``fit``, ``evaluate`` or ``predict``;
 * each Dense, EinsumDense and Conv1D/2D/3D layer gets its rounding
   (:mod:`fpexplore.keras.layers`); every other layer runs in float32;
 * ``model.compile`` is wrapped: the optimizer it makes is wrapped in a
@@ -27,8 +27,6 @@ __all__ = ["emulate_model"]
 
 
 def _check(model: Any, keras: Any, layers: list[Any]) -> None:
-    if not isinstance(model, keras.Model):
-        raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
     if getattr(model, "fpexplore_policy", None) is not None:
         raise ValueError(f"model {model.name!r} is emulated already; build a fresh model")
     if getattr(model, "compiled", False):
@@ -65,7 +63,7 @@ def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
 
     def compile(*args: Any, **kwargs: Any) -> None:
         compile_model(*args, **kwargs)
-        inner = model.optimizer
+        inner = given = model.optimizer
         if inner is None:
             return
         if policy.loss_scale == "dynamic":
@@ -73,10 +71,30 @@ def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
                 inner = keras.optimizers.LossScaleOptimizer(inner)
         elif policy.loss_scale is not None:
             inner.loss_scale_factor = float(policy.loss_scale)
-        model.optimizer = FormatOptimizer(inner, policy)
+        model.optimizer = FormatOptimizer(inner, policy, given_optimizer=given)
 
     compile.__doc__ = compile_model.__doc__
     object.__setattr__(model, "compile", compile)
+
+
+def _wrap_step_makers(model: Any, fmt: str) -> None:
+    """Store a model built after ``emulate`` in the format before it predicts, evaluates
+    or trains (Keras builds it just before it makes the step function)."""
+    for name in ("make_train_function", "make_test_function", "make_predict_function"):
+        make = getattr(model, name)
+
+        def make_step(*args: Any, _make: Any = make, **kwargs: Any) -> Any:
+            if model.built:  # to nearest: a no-op on weights on the grid already
+                _round_weights(_weights(model), fmt)
+            return _make(*args, **kwargs)
+
+        make_step.__doc__ = make.__doc__
+        object.__setattr__(model, name, make_step)
+
+
+def _weights(model: Any) -> list[Any]:
+    """The trainable variables the weights format applies to (not the amax histories)."""
+    return [v for v in model.trainable_variables if not v.overwrite_with_gradient]
 
 
 def _wrap_summary(model: Any) -> None:
@@ -103,6 +121,8 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     from .layers import FormatState, emulate_layer, kind_of
     from .report import EmulationReport
 
+    if not isinstance(model, keras.Model):
+        raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
     layers = [
         layer
         for layer in model._flatten_layers(include_self=False, recursive=True)
@@ -112,13 +132,21 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     unknown = sorted(set(exclude) - {layer.name for layer in layers})
     if unknown:
         raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
-    if policy.weights is not None and model.built:  # else the optimizer rounds them, when built
-        weights = [v for v in model.trainable_variables if not v.overwrite_with_gradient]
-        _round_weights(weights, policy.weights)
+    if policy.weights is not None and model.built:  # else when Keras builds it
+        _round_weights(_weights(model), policy.weights)
     rounds = policy.forward_spec is not None or policy.backward_spec is not None
-    rows = []
+    excluded = {  # a layer named, and every layer inside it (a sub-model's layers)
+        id(inner)
+        for layer in layers
+        if layer.name in exclude
+        for inner in layer._flatten_layers(include_self=True, recursive=True)
+    }
+    rows: list[tuple[str, str, bool | None]] = []
     for index, layer in enumerate(layers):
-        emulated = rounds and kind_of(layer) is not None and layer.name not in exclude
+        if isinstance(layer, keras.Model):  # a sub-model: its layers have rows of their own
+            rows.append((layer.name, type(layer).__name__, None))
+            continue
+        emulated = rounds and kind_of(layer) is not None and id(layer) not in excluded
         if emulated:
             emulate_layer(layer, policy, seed=policy.seed * 7919 + index)
         rows.append((layer.name, type(layer).__name__, emulated))
@@ -127,5 +155,7 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     object.__setattr__(model, "fpexplore_policy", policy)
     object.__setattr__(model, "fpexplore_report", report)
     _wrap_compile(model, policy, keras)
+    if policy.weights is not None:
+        _wrap_step_makers(model, policy.weights)
     _wrap_summary(model)
     return model

@@ -13,7 +13,8 @@
 * the loss is scaled by the inner optimizer (``scale_loss``): for
   ``loss_scale="dynamic"`` the inner optimizer is a ``LossScaleOptimizer``.
 
-Its saved state is the inner optimizer's, so a saved model loads as a plain one.
+Its saved state is that of the optimizer given to ``compile``, so a saved model loads
+as a plain one.
 """
 
 from __future__ import annotations
@@ -42,11 +43,23 @@ class FormatOptimizer(keras.optimizers.Optimizer):
     ----------
     inner_optimizer : keras.optimizers.Optimizer
     policy : FormatPolicy
+    given_optimizer : keras.optimizers.Optimizer, optional
+        The optimizer given to ``compile``, whose state ``model.save`` writes (a loaded
+        model has that one): ``inner_optimizer`` itself (the default) or the optimizer
+        inside the ``LossScaleOptimizer`` that ``emulate`` added for dynamic loss scaling.
     """
 
-    def __init__(self, inner_optimizer: Any, policy: FormatPolicy, name: Any = None) -> None:
+    def __init__(
+        self,
+        inner_optimizer: Any,
+        policy: FormatPolicy,
+        name: Any = None,
+        *,
+        given_optimizer: Any = None,
+    ) -> None:
         super().__init__(learning_rate=0.0, name=name or "format_optimizer")
         self.inner_optimizer = inner_optimizer
+        self._given = inner_optimizer if given_optimizer is None else given_optimizer
         self.policy = policy
         self.master_weights: list[Any] = []
         self._layout: list[int | None] = []
@@ -145,11 +158,28 @@ class FormatOptimizer(keras.optimizers.Optimizer):
         self.inner_optimizer.learning_rate = learning_rate
 
     def finalize_variable_values(self, var_list: Sequence[Any]) -> None:
-        self.inner_optimizer.finalize_variable_values(var_list)
+        """The inner optimizer's last word (``use_ema`` writes the moving averages into
+        the weights, or into their masters), stored in the format to nearest."""
+        var_list = list(var_list)
+        if not self.built or len(var_list) != len(self._layout):
+            self.inner_optimizer.finalize_variable_values(var_list)
+            return
+        targets = [
+            v if j is None else self.master_weights[j]
+            for v, j in zip(var_list, self._layout, strict=True)
+        ]
+        before = [t.value for t in targets]
+        self.inner_optimizer.finalize_variable_values(targets)
+        fmt = self.policy.weights
+        for variable, target, old, rounded in zip(
+            var_list, targets, before, self._round, strict=True
+        ):
+            if fmt is not None and rounded and not bool(jnp.array_equal(target.value, old)):
+                variable.assign(fpx_jax.round_to(target.value, fmt))
 
     def save_own_variables(self, store: Any) -> None:
-        """The inner optimizer's state only: the model loads as a plain one."""
-        self.inner_optimizer.save_own_variables(store)
+        """The given optimizer's state only: the model loads as a plain one."""
+        self._given.save_own_variables(store)
 
     def load_own_variables(self, store: Any) -> None:
-        self.inner_optimizer.load_own_variables(store)
+        self._given.load_own_variables(store)

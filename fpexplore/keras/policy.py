@@ -32,6 +32,7 @@ FormatPolicy(forward='float8_e4m3fn', backward='float8_e5m2', scaling='delayed')
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass
 
 from .specs import (
@@ -69,7 +70,9 @@ class FormatPolicy:
         format.
     backward_scaling : str or None
         The same for ``dY``; ``None`` follows ``scaling`` (a block format
-        switches to its sibling with ``backward``'s elements, e.g. ``mxfp8_e5m2``).
+        switches to its sibling with ``backward``'s elements, e.g. ``mxfp8_e5m2``)
+        when ``backward`` is given. With a block format, ``backward`` may be omitted:
+        it is the block's element format.
     rounding, backward_rounding : str
         Rounding mode of the forward operands, and of ``dY`` (``None``: as
         ``rounding``). Any of ``fpexplore.ROUNDING_MODES``; ``"stochastic"`` draws
@@ -145,14 +148,18 @@ class FormatPolicy:
             raise ValueError("master_weights=True needs a weights format to round the master into")
         for name in ("seed", "amax_history_len"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (name != "seed"):
+            integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            if not integral or value < (name != "seed"):
                 least = "0" if name == "seed" else "1"
                 raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+            put(self, name, int(value))  # numpy integers too, kept as Python ints
         scale = self.loss_scale
-        if not (scale is None or scale == "dynamic" or is_positive(scale)):
-            raise ValueError(
-                f"loss_scale: expected None, 'dynamic' or a positive number, got {scale!r}"
-            )
+        if not (scale is None or (isinstance(scale, str) and scale == "dynamic")):
+            if not is_positive(scale):
+                raise ValueError(
+                    f"loss_scale: expected None, 'dynamic' or a positive number, got {scale!r}"
+                )
+            put(self, "loss_scale", float(scale))
         self.forward_spec  # noqa: B018  (resolves and checks both operand kinds)
         self.backward_spec  # noqa: B018
         if self.forward_spec is not None and self.forward is None:
@@ -170,11 +177,11 @@ class FormatPolicy:
         """The format, scaling and rounding of ``dY`` (None: float32)."""
         scaling = self.backward_scaling
         if scaling is None:
+            if self.backward is None:  # float32, whatever the forward's scaling
+                return None
             scaling = self.scaling
             if scaling not in SCALINGS:
                 scaling = backward_block(scaling, self.backward)
-            elif self.backward is None:
-                scaling = "none"
         rounding = self.backward_rounding or self.rounding
         return operand(self.backward, scaling, rounding, "backward", self.amax_history_len)
 

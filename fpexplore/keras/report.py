@@ -29,23 +29,24 @@ class EmulationReport:
     """What :func:`~fpexplore.keras.emulate` did to a model.
 
     ``layers`` holds one ``(name, class name, emulated)`` triple per layer, in the
-    model's order (nested models' layers included).
+    model's order (nested models' layers included); ``emulated`` is None for a nested
+    model itself, whose layers have rows of their own.
     """
 
     policy: FormatPolicy
     name: str
-    layers: tuple[tuple[str, str, bool], ...]
+    layers: tuple[tuple[str, str, bool | None], ...]
 
     @property
     def emulated(self) -> tuple[str, ...]:
         """Names of the layers whose matmuls or convolutions round their operands."""
-        return tuple(name for name, _, done in self.layers if done)
+        return tuple(name for name, _, done in self.layers if done is True)
 
     @property
     def float32(self) -> tuple[str, ...]:
         """Names of the layers that run in float32 (their weights may still be stored
         in the policy's weights format)."""
-        return tuple(name for name, _, done in self.layers if not done)
+        return tuple(name for name, _, done in self.layers if done is False)
 
     def _rows(self) -> list[tuple[str, str, str]]:
         parts = []
@@ -53,8 +54,8 @@ class EmulationReport:
                             ("backward", self.policy.backward_spec)):  # fmt: skip
             if spec is not None:
                 parts.append(f"{label} {spec.short()}")
-        what = "emulated: " + ", ".join(parts)
-        return [(name, kind, what if done else "float32") for name, kind, done in self.layers]
+        what = {True: "emulated: " + ", ".join(parts), False: "float32", None: "nested model"}
+        return [(name, kind, what[done]) for name, kind, done in self.layers]
 
     def _footer(self) -> str:
         weights = self.policy.weights or "float32"

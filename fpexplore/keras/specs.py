@@ -9,6 +9,7 @@ turn a policy's arguments into catalogue names or a clear error naming the bad v
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,7 +152,7 @@ def backward_block(scaling: str, backward: str | None) -> str:
 def is_positive(value: Any) -> bool:
     return (
         not isinstance(value, bool)
-        and isinstance(value, int | float)
-        and bool(np.isfinite(value))
-        and value > 0
+        and isinstance(value, numbers.Real)
+        and bool(np.isfinite(float(value)))
+        and float(value) > 0
     )

@@ -158,3 +158,14 @@ def test_doctests():
 
     for module in (policy, specs, presets, report, fpexplore.keras):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_backward_none_is_float32_whatever_the_forward_scaling():
+    """backward=None means float32 with a block scaling too, as with a per-tensor one."""
+    for scaling in ("per_tensor", "delayed", "mxfp8_e4m3", "mxfp4", "nvfp4"):
+        forward = "float4_e2m1fn" if scaling in ("mxfp4", "nvfp4") else "float8_e4m3fn"
+        p = FormatPolicy(forward, scaling=scaling)
+        assert p.backward is None and p.backward_spec is None, scaling
+        assert "backward   float32" in str(p)
+    assert FormatPolicy(scaling="mxfp4").backward_spec is None
+    assert FormatPolicy(backward="e5m2", scaling="mxfp8").backward_spec.scaling == "mxfp8_e5m2"
