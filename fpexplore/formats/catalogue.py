@@ -88,7 +88,8 @@ def get_format(spec: FormatLike) -> Format:
         :func:`numpy.dtype` reads as a float type (``"f4"``, ``"<f4"``,
         ``">f8"``, ``"e"``, ``"d"``, ``np.float16``, ``np.dtype("float32")``), a
         numpy scalar (``np.float32(1)``), an ``np.finfo`` or ``ml_dtypes.finfo``
-        object, an ml_dtypes type (``ml_dtypes.float8_e4m3fnuz``), or a
+        object, an ml_dtypes type (``ml_dtypes.float8_e4m3fnuz``), a JAX scalar type
+        (``jnp.bfloat16``), or a
         :class:`Format`, returned as is. The catalogue's names and aliases come
         first: ``"f16"`` is float16 here (numpy reads it as long double).
 
@@ -175,7 +176,8 @@ def _dtype_string(text: str) -> str | None:
 
 def _dtype_name(spec: object) -> str | None:
     """The numpy dtype name of ``spec`` if it is a dtype, a scalar type or instance,
-    or a finfo object (numpy's or ml_dtypes', a subclass), else None."""
+    or a finfo object (numpy's or ml_dtypes', a subclass), or a class that carries
+    its numpy dtype as ``.dtype`` (``jnp.float32``), else None."""
     if isinstance(spec, np.dtype):
         return str(spec.name)
     if isinstance(spec, type) and issubclass(spec, np.generic):
@@ -184,4 +186,7 @@ def _dtype_name(spec: object) -> str | None:
         return str(spec.dtype.name)
     if isinstance(spec, np.finfo):
         return str(np.dtype(spec.dtype).name)
+    carried = getattr(spec, "dtype", None) if isinstance(spec, type) else None
+    if isinstance(carried, np.dtype):  # JAX's scalar types (jnp.bfloat16) carry theirs
+        return str(carried.name)
     return None

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..formats import Format, FormatLike, get_format
+from ..formats import Format, get_format
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, i32, shift_right, u32
 
 DTYPES = ("float32", "bfloat16", "float16")
@@ -57,14 +57,6 @@ def as_array(x: Any) -> Any:
     if isinstance(x, np.ndarray) and not x.dtype.isnative:
         x = x.astype(x.dtype.newbyteorder("="))
     return jnp.asarray(x)
-
-
-def jax_format(fmt: FormatLike | Any) -> Format:
-    """:func:`fpexplore.get_format`, which also reads JAX's scalar types
-    (``jnp.bfloat16``, ``jnp.float8_e4m3fn``): classes of their own that carry
-    their numpy dtype as ``.dtype``."""
-    dtype = getattr(fmt, "dtype", None) if isinstance(fmt, type) else None
-    return get_format(dtype if isinstance(dtype, np.dtype) else fmt)
 
 
 def _smallest_exponent(fmt: Format) -> int:

@@ -20,14 +20,13 @@ import jax
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import FormatLike
+from ..formats import FormatLike, get_format
 from ._core import Spec, round_bits, spec_for
 from ._dtypes import (
     as_array,
     check_fits,
     from_float32_bits,
     input_dtype,
-    jax_format,
     to_float32_bits,
 )
 from ._random import key_words, random_bits
@@ -41,7 +40,7 @@ def _prepare(
     """Check the arguments (at trace time: all of them are static but ``x`` and
     ``key``) and return ``x`` as a JAX array with the format's constants."""
     dtype = input_dtype(x)
-    f = jax_format(fmt)
+    f = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
     check_fits(f, np.dtype(np.float32))

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..exact import check_overflow, check_rounding
-from ..formats import FormatLike
+from ..formats import FormatLike, get_format
 from ..scaling.per_tensor import RECIPES, _as_float, _history_amax
 from ..scaling.per_tensor import compute_scale as exact_scale
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
@@ -44,7 +44,6 @@ from ._dtypes import (
     check_fits,
     from_float32_bits,
     input_dtype,
-    jax_format,
     to_float32_bits,
 )
 from ._random import key_words, random_bits
@@ -156,7 +155,7 @@ def compute_scale(
     >>> float(compute_scale(0.3, "float8_e4m3fn"))  # 448 / 0.3, not 448 / float32(0.3)
     1493.3333740234375
     """
-    f = jax_format(fmt)
+    f = get_format(fmt)
     if isinstance(margin, bool) or not isinstance(margin, int):
         raise TypeError(f"margin must be an int, got {margin!r}")
     if _is_number(amax):
@@ -236,7 +235,7 @@ def scale_per_tensor(
     (20.0, [0.9821428656578064, 20.0])
     """
     dtype = input_dtype(x)
-    f = jax_format(fmt)
+    f = get_format(fmt)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
     check_rounding(rounding)

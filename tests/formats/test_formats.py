@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import fpexplore as fpx
 from fpexplore import FORMATS, Format, get_format
 from fpexplore.codes import codes_to_values
 
@@ -202,3 +203,19 @@ def test_ml_dtypes_ieee_fp8_variants_are_not_the_fn_ones() -> None:
     assert get_format("float8_e4m3fn").max == 448.0
     assert get_format(ml_dtypes.float8_e3m4) == Format.ieee_like(3, 4, name="float8_e3m4")
     assert get_format(ml_dtypes.float8_e4m3fnuz) is FORMATS["float8_e4m3fnuz"]
+
+
+def test_a_class_carrying_its_dtype_names_its_format() -> None:
+    """JAX's scalar types (jnp.bfloat16...) are classes of their own that carry their
+    numpy dtype as ``.dtype``: every function that takes a format reads them as that
+    dtype, on the numpy path too; an instance with a dtype attribute is no format."""
+    jnp = pytest.importorskip("jax.numpy")
+    for jax_type in (jnp.bfloat16, jnp.float16, jnp.float32, jnp.float8_e4m3fn, jnp.float4_e2m1fn):
+        assert get_format(jax_type) is get_format(np.dtype(jax_type).name)
+    x = np.linspace(-3, 3, 101)
+    np.testing.assert_array_equal(fpx.round_to(x, jnp.bfloat16), fpx.round_to(x, "bfloat16"))
+    assert fpx.decode(0.1, jnp.float16).bits == fpx.decode(0.1, "float16").bits
+    with pytest.raises(TypeError, match="format"):
+        get_format(np.zeros(3, np.float16))
+    with pytest.raises(ValueError, match="int32"):
+        get_format(jnp.int32)
