@@ -215,8 +215,14 @@ def _check(
         raise ValueError(f"unknown order {order!r}; expected one of {', '.join(ORDERS)}")
     fmt = check_arithmetic_format(fmt)
     acc = fmt if accumulate is None else check_arithmetic_format(accumulate)
-    x = K._as_float64(values).reshape(-1)
-    return x, fmt, acc
+    return _exact_array(values), fmt, acc
+
+
+def _exact_array(values: Any) -> np.ndarray:
+    """The values, flat: integers as they are (exact beyond 2**53, where float64
+    is not), anything else as float64."""
+    arr = K._real_array(values).reshape(-1)
+    return arr if arr.dtype.kind in "iu" else K._as_float64(arr)
 
 
 def sum(
@@ -265,7 +271,7 @@ def dot(
     (512.0, 1024.0)
     """
     xa, fmt, acc = _check(a, fmt, accumulate, order)
-    xb = K._as_float64(b).reshape(-1)
+    xb = _exact_array(b)
     if xa.shape != xb.shape:
         raise ValueError(f"dot: a has {xa.size} values and b has {xb.size}; expected equal sizes")
     sa, sb = K.round_values(xa, fmt), K.round_values(xb, fmt)
@@ -281,8 +287,10 @@ def _products(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format) -> np.ndar
             return K.round_values(a * b, acc)  # exact in float64 (2p <= 53)
     from ..exact import parse_real, round_real
 
-    codes = [
-        round_real(parse_real(Fraction(float(p)) * Fraction(float(q))), acc)
-        for p, q in zip(a, b, strict=True)
-    ]
-    return K.codes_to_values(np.array(codes, dtype=K.code_dtype(acc)), acc)
+    with np.errstate(all="ignore"):
+        out = K.round_values(a * b, acc)  # right where a factor is inf or NaN
+    finite = np.flatnonzero(np.isfinite(a) & np.isfinite(b)).tolist()
+    exact = (Fraction(float(a[i])) * Fraction(float(b[i])) for i in finite)
+    codes = [round_real(parse_real(p), acc) for p in exact]
+    out[finite] = K.codes_to_values(np.array(codes, dtype=K.code_dtype(acc)), acc)
+    return out

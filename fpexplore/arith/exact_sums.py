@@ -1,4 +1,4 @@
-"""Exact sums and dot products of float64 arrays, as Fractions, vectorized.
+"""Exact sums and dot products of float64 or integer arrays, as Fractions, vectorized.
 
 >>> import numpy as np
 >>> exact_sum(np.array([0.1, 0.2])) == Fraction(0.1) + Fraction(0.2)
@@ -23,7 +23,30 @@ _PART = 18  # bits of each of the three parts of a 53-bit significand
 assert CHUNK << _PART <= 1 << 53
 
 
+def _float64_pieces(values: np.ndarray) -> list[np.ndarray]:
+    """Float64 arrays whose elementwise sum is exactly ``values``: an integer array
+    is cut into multiples of 2**26 (at most 38 significant bits) and the low 26
+    bits, each exact in float64 at any magnitude up to 2**64."""
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu":
+        return [np.asarray(arr, np.float64).reshape(-1)]
+    arr = arr.reshape(-1)
+    high = (arr >> 26).astype(np.float64) * 2.0**26  # floor division: exact
+    return [high, (arr & ((1 << 26) - 1)).astype(np.float64)]
+
+
 def exact_sum(values: np.ndarray) -> Fraction | None:
+    """The exact sum of float64 (or integer) values (None if any is inf or NaN);
+    integers are taken exactly, beyond 2**53 too (:func:`_float64_pieces`).
+
+    >>> exact_sum(np.array([2**63 - 1, -(2**63)]))
+    Fraction(-1, 1)
+    """
+    sums = [_exact_float64_sum(piece) for piece in _float64_pieces(values)]
+    return None if None in sums else builtins.sum(sums, Fraction(0))  # type: ignore[arg-type]
+
+
+def _exact_float64_sum(values: np.ndarray) -> Fraction | None:
     """The exact sum of float64 values (None if any is inf or NaN), vectorized:
     every float64 is an integer times 2**-1074, cut into three parts of at most 18
     bits that ``np.bincount`` sums per exponent in passes of :data:`CHUNK` values,
@@ -57,6 +80,17 @@ def _integer_sum(x: np.ndarray) -> int:
 
 
 def exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
+    """The exact dot product of float64 (or integer) arrays (None if any is inf
+    or NaN); integers are taken exactly, beyond 2**53 too.
+
+    >>> exact_dot(np.array([2**62 + 1]), np.array([3]))
+    Fraction(13835058055282163715, 1)
+    """
+    dots = [_exact_float64_dot(p, q) for p in _float64_pieces(a) for q in _float64_pieces(b)]
+    return None if None in dots else builtins.sum(dots, Fraction(0))  # type: ignore[arg-type]
+
+
+def _exact_float64_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
     """The exact dot product of float64 arrays (None if any is inf or NaN): each
     product split into two floats exactly (Dekker), away from under/overflow;
     by Fractions otherwise."""
@@ -74,7 +108,7 @@ def exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
         yh = y * split - (y * split - y)
         xl, yl = x - xh, y - yh
         error = ((xh * yh - product) + xh * yl + xl * yh) + xl * yl
-    total = exact_sum(np.concatenate([product, error]))
+    total = _exact_float64_sum(np.concatenate([product, error]))
     assert total is not None  # finite inputs, products in range
     rest = zip(a[~safe].tolist(), b[~safe].tolist(), strict=True)
     return total + builtins.sum((Fraction(p) * Fraction(q) for p, q in rest), Fraction(0))

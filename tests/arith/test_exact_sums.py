@@ -63,3 +63,44 @@ def test_exact_dot_never_warns() -> None:
     assert exact_dot(np.array([np.inf]), np.array([1.0])) is None
     r = fpx.dot([1e300, 1.0], [1e300, 1.0], "float64")  # overflows, silently
     assert r.value == math.inf and r.exact == Fraction(1e300) ** 2 + 1
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, ">i8", np.int32, "list"])
+def test_integer_sums_and_dots_are_exact_beyond_two_to_the_53(dtype: object) -> None:
+    """Integers are exact inputs (DESIGN.md): sum and dot round each one once into
+    the format and report the exact sum of the integers themselves (they went
+    through float64 first: [2**63 - 1, -2**63] summed to 0, not -1)."""
+    big = [2**62 + 2**36 + 1, 2**60 + 2**36 + 1, 3, 2**53 + 1]
+    if dtype == np.int32:
+        big = [7, 2**31 - 1, -(2**31)]
+    if dtype in (np.int64, ">i8", "list"):
+        big += [-(2**63), 2**63 - 1, -(2**60 + 2**36 + 1)]
+    if dtype == np.uint64:
+        big += [2**64 - 1, 2**64 - 2**11 - 1]
+    x = big if dtype == "list" else np.array(big, dtype=dtype)  # type: ignore[arg-type]
+    y = list(range(1, len(big) + 1))
+    for fmt in ("float64", "float32", "bfloat16", "e8m10"):
+        stored = [Fraction(fpx.decode(v, fmt).value) for v in big]
+        s = fpx.sum(x, fmt, accumulate="float64")
+        assert s.exact == sum(big), fmt
+        assert s.stored_exact == sum(stored), fmt
+        d = fpx.dot(x, y, fmt, accumulate="float64")
+        assert d.exact == sum(p * q for p, q in zip(big, y, strict=True)), fmt
+    # one value: the sum is that value rounded once (2**60 + 2**36 + 1 lies above
+    # float32's midpoint 2**60 + 2**36, which float64 rounds it onto)
+    assert fpx.sum([2**60 + 2**36 + 1], "float32").value == 2.0**60 + 2**37
+    assert fpx.dot([2**60 + 2**36 + 1], [1], "float32").value == 2.0**60 + 2**37
+
+
+@pytest.mark.parametrize("fmt", ["float64", "float32", "e11m40", "float16"])
+def test_dot_of_infinities_and_nans(fmt: str) -> None:
+    """inf * 0 is NaN, inf * 2 is inf, in every format (float64's products went
+    through Fractions and raised OverflowError)."""
+    r = fpx.dot([np.inf, 1.0], [0.0, 1.0], fmt)
+    assert math.isnan(r.value) and r.exact is None
+    r = fpx.dot([np.inf, 1.0], [2.0, 1.0], fmt)
+    assert r.value == math.inf and r.exact is None
+    r = fpx.dot([np.nan], [2.0], fmt, order="pairwise")
+    assert math.isnan(r.value)
+    r = fpx.dot([-np.inf, np.inf], [1.0, 1.0], fmt, order="kahan")
+    assert math.isnan(r.value)
