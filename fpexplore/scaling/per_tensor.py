@@ -25,6 +25,7 @@ array([9.765625e-04, 5.000000e-01, 3.000000e+00])
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from collections import deque
@@ -64,9 +65,15 @@ def amax_of(x: Any) -> float:
 
 
 def check_amax(amax: Any, what: str = "amax") -> Fraction:
-    """A finite, non-negative real number (a Decimal or 0-d array too), exactly."""
-    if isinstance(amax, np.ndarray) and amax.ndim == 0 and amax.dtype.kind in "fiu":
-        amax = amax[()]
+    """A finite, non-negative real number (a Decimal, an ml_dtypes scalar or a 0-d
+    array too), exactly."""
+    if isinstance(amax, np.ndarray | np.generic) and np.ndim(amax) == 0:
+        kind = np.asarray(amax).dtype.kind
+        if kind == "V":  # bfloat16, FP8...: widened exactly; other voids refused below
+            with contextlib.suppress(TypeError):
+                amax = K._as_float64(np.asarray(amax))[()]
+        elif isinstance(amax, np.ndarray) and kind in "fiu":
+            amax = amax[()]
     if isinstance(amax, Decimal):
         if not amax.is_finite() or amax < 0:
             raise ValueError(f"{what} must be finite and >= 0, got {amax!r}")

@@ -232,3 +232,25 @@ def test_a_scalar_or_0d_tensor_scales_as_a_one_element_tensor(x: object, fmt: st
         got = scale_per_tensor(x, fmt, recipe=recipe, **kw)
         assert np.shape(got.values) == () and got.scale == one.scale and got.amax == one.amax
         assert np.array_equal(np.reshape(got.values, 1), one.values, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "kind", [ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu, np.float32]
+)
+def test_an_amax_of_an_ml_dtypes_type(kind: type) -> None:
+    """``np.abs(x).max()`` of a bfloat16 or FP8 tensor is an ml_dtypes scalar: a
+    number like np.float32's (it was refused as 'not a real number'), taken
+    exactly, in compute_scale, an amax history (array or list) and NVFP4's
+    tensor_amax; its NaN is still refused."""
+    want = compute_scale(4.0, "float8_e4m3fn")
+    amax = kind(4.0)
+    assert compute_scale(amax, "float8_e4m3fn") == want
+    assert compute_scale(np.array(amax), "float8_e4m3fn") == want
+    for history in ([kind(1.0), amax], np.array([1.0, 4.0], dtype=kind)):
+        t = scale_per_tensor([1.0], "e4m3", recipe="delayed", amax_history=history)
+        assert t.scale == want
+    x = np.linspace(-4, 4, 16)
+    got = fpx.quantize_blocks(x, "nvfp4", tensor_amax=amax).values
+    assert np.array_equal(got, fpx.quantize_blocks(x, "nvfp4", tensor_amax=4.0).values)
+    with pytest.raises(ValueError, match="amax"):
+        compute_scale(kind(np.nan), "float8_e4m3fn")
