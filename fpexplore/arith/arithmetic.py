@@ -88,8 +88,7 @@ def _scalar_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) ->
 def _array_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.name == fmt.name and get_format(arr.dtype) == fmt:
-        with np.errstate(invalid="ignore"):  # ml_dtypes warns when widening a NaN
-            return arr.astype(np.float64)  # already values of the format: widen exactly
+        return K._as_float64(arr)  # values of the format: widened exactly, NaN bits too
     if isinstance(x, FloatParts | str) or arr.dtype.kind in "OUS":
         values = [_scalar_operand(v, fmt, rounding, overflow).value for v in arr.reshape(-1)]
         return np.array(values, np.float64).reshape(arr.shape)

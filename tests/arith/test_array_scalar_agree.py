@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import itertools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -108,3 +109,27 @@ def test_nan_sign_in_a_signed_fn_tabulated_format() -> None:
     assert "only the sign bit changes: still NaN" in str(fpx.neg("nan", fmt))
     out = fpx.neg(np.array([np.nan, -np.nan]), fmt)
     assert np.isnan(out).all() and np.signbit(out).tolist() == [True, False]
+
+
+_NAN_BITS = {
+    "float32": (np.uint32, [0x7F800001, 0xFF800100, 0x7FC00001, 0x7FA00000, 0xFFFFFFFF]),
+    "float16": (np.uint16, [0x7C01, 0xFE01, 0x7D00, 0xFC20]),
+    "bfloat16": (np.uint16, [0x7F81, 0xFFC1, 0x7FA0, 0xFF80 | 0x3]),
+    "float64": (np.uint64, [0x7FF0000000000001, 0xFFF8000000000123, 0x7FF4000000000000]),
+}
+
+
+@pytest.mark.parametrize("name", list(_NAN_BITS))
+@pytest.mark.parametrize("op", ["neg", "abs"])
+def test_sign_ops_keep_nan_bits_as_the_scalar_path(name: str, op: str) -> None:
+    """neg and abs only touch the sign bit, a signalling NaN's too (IEEE 754, 5.5.1),
+    on the array path as on the scalar one: an array of the format's own dtype was
+    widened by the hardware, which quiets a signalling NaN."""
+    uint, bits = _NAN_BITS[name]
+    fmt = fpx.get_format(name)
+    arr = np.array(bits, uint).view(np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name))
+    swapped = arr.byteswap().view(arr.dtype.newbyteorder()) if name != "bfloat16" else arr
+    for given in (arr, swapped):
+        got = K.round_codes(getattr(fpx, op)(given, name), fmt).tolist()
+        want = [getattr(fpx, op)(fpx.from_bits(b, fmt), name).parts.code for b in bits]
+        assert got == want, [hex(c) for c in got]
