@@ -246,8 +246,11 @@ class FloatParts:
     def _step(self, step: Any, start_sign: int) -> FloatParts:
         fmt, code = self.format, self.code
         if self._input_special == "inf" and not fmt.has_infinity:
-            edge = fmt.max_code | (fmt.sign_mask if self._input_sign else 0)
-            code = edge if self._input_sign == start_sign else int(step([edge], fmt)[0])
+            from .error import next_down, next_up  # the rule of the values (E8M0's -inf too)
+
+            given = -math.inf if self._input_sign else math.inf
+            value = (next_up if start_sign else next_down)(given, fmt)
+            code = int(K.round_codes([float(value)], fmt)[0])
         else:
             code = int(step([code], fmt)[0])
         return from_bits(code, fmt)

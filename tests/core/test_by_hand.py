@@ -106,3 +106,17 @@ def test_round_to_a_dtype_of_either_byte_order(name: str, order: str) -> None:
             assert native.tobytes() == narrow.tobytes()
         scalar = fpx.round_to(1.5, name, dtype=target)
         assert scalar == 1.5 and scalar.dtype == target.newbyteorder("=")  # numpy scalars
+
+
+@pytest.mark.parametrize("name", list(fpx.FORMATS))
+def test_steps_from_an_infinite_input_as_next_up(name: str) -> None:
+    """FloatParts.next_up/next_down of an infinite input step from the input, as
+    fpx.next_up/next_down do, in every format: from -inf in unsigned E8M0 the
+    step up is its least value (not its max), and there is none below."""
+    for v in (-np.inf, np.inf):
+        parts = fpx.decode(v, name)
+        for got, want in ((parts.next_up(), fpx.next_up(v, name)),
+                          (parts.next_down(), fpx.next_down(v, name))):  # fmt: skip
+            assert (np.isnan(got.value) and np.isnan(want)) or (
+                got.value == want and np.signbit(got.value) == np.signbit(want)
+            ), (v, got.value, want)
