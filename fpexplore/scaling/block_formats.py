@@ -121,7 +121,7 @@ def _codes_argument(
     """Codes from an integer array, a list, or floats holding integers: uint8 in
     ``0..top`` (default ``2**bits - 1``); anything else is refused, naming ``name``."""
     arr = np.asarray(values)
-    if arr.dtype == np.int8 and bits == 8:  # MXINT8's two's-complement bytes, as int8
+    if arr.dtype == np.int8 and bits == 8 and name == "codes":  # MXINT8's bytes, as int8
         arr = arr.view(np.uint8)
     top = (1 << bits) - 1 if top is None else top
     flat = arr.reshape(-1)
@@ -145,13 +145,17 @@ def _codes_argument(
     return arr.astype(np.uint8)
 
 
-def _check_tensor_scale(tensor_scale: Any) -> None:
-    if isinstance(tensor_scale, bool | np.bool_) or not isinstance(
-        tensor_scale, int | float | np.integer | np.floating
-    ):
-        raise TypeError(f"tensor_scale must be a positive number, got {tensor_scale!r}")
-    if not (np.isfinite(tensor_scale) and tensor_scale > 0):
-        raise ValueError(f"tensor_scale must be a positive finite number, got {tensor_scale!r}")
+def _check_tensor_scale(tensor_scale: Any) -> float:
+    """A positive finite number that is a float64 value (of any numeric kind)."""
+    from .per_tensor import check_amax  # a number of any kind, exactly
+
+    value = check_amax(tensor_scale, "tensor_scale")
+    if value == 0 or value > Fraction(np.finfo(np.float64).max) or Fraction(float(value)) != value:
+        raise ValueError(
+            f"tensor_scale must be a positive finite float (NVFP4's per-tensor scale), "
+            f"got {tensor_scale!r}"
+        )
+    return float(value)
 
 
 def dequantize_blocks(
@@ -164,7 +168,8 @@ def dequantize_blocks(
     integers are taken too). A code outside its format (an E2M1 element code of
     16 or more, a scale code above 255, an NVFP4 scale with its sign bit set, a
     negative or fractional code, NaN) raises ValueError naming the argument; a
-    ``tensor_scale`` that is not a positive finite number is refused as well.
+    ``tensor_scale`` that is not a positive finite float64 value (a number of any
+    kind: ml_dtypes scalars, 0-d arrays and Fractions too) is refused as well.
 
     >>> codes = np.array([[0x38, 0xB8, 0x7E]], np.uint8)  # E4M3 codes of 1, -1, 448
     >>> dequantize_blocks(np.array([[125]], np.uint8), codes, "mxfp8_e4m3")  # X = 2**-2
@@ -184,7 +189,7 @@ def dequantize_blocks(
     if spec.scale == "e4m3" and tensor_scale is None:
         raise ValueError("nvfp4 needs its per-tensor scale: pass tensor_scale=")
     if tensor_scale is not None:
-        _check_tensor_scale(tensor_scale)
+        tensor_scale = _check_tensor_scale(tensor_scale)
     per_element = np.repeat(_scale_values(scales, spec), k, axis=ax)
     per_element = np.take(per_element, np.arange(n), axis=ax)
     with np.errstate(invalid="ignore"):  # E5M2's signalling NaN codes stay NaN

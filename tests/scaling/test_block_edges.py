@@ -168,3 +168,31 @@ def test_nvfp4_tensor_amax_is_taken_exactly() -> None:
     x = np.array([n] + [1] * 15, dtype=np.int64)  # the array's own amax: exact too
     want = round_exact(Fraction(n, 2688), f32, "nearest_even")
     assert Fraction(float(quantize_blocks(x, "nvfp4").tensor_scale)) == want
+
+
+def test_negative_int8_scales_are_refused() -> None:
+    """int8 holds MXINT8's two's-complement element bytes; a scale is a code
+    0..255 (E8M0) or 0..127 (NVFP4), so a negative int8 scale is refused like a
+    negative int64 one (-1 was read as 0xFF, E8M0's NaN)."""
+    cases = (("mxfp4", 32, {}), ("mxfp8_e4m3", 32, {}), ("nvfp4", 16, {"tensor_scale": 1.0}))
+    for name, k, extra in cases:
+        with pytest.raises(ValueError, match="scales"):
+            dequantize_blocks(np.array([-1], np.int8), np.zeros(k, int), name, **extra)
+    mxint8 = dequantize_blocks([127], np.full(32, -3, np.int8), "mxint8")  # the elements' bytes
+    assert (mxint8 == -3 / 64).all()
+
+
+def test_tensor_scale_of_any_numeric_kind() -> None:
+    """NVFP4's tensor_scale is a number like any other: a 0-d array, an ml_dtypes
+    scalar or a Fraction that is a float64 gives the same values (they were refused
+    as 'not a positive number')."""
+    import ml_dtypes
+
+    codes, want = np.arange(16) % 16, None
+    for scale in (0.5, np.float32(0.5), np.array(0.5), ml_dtypes.bfloat16(0.5), Fraction(1, 2)):
+        got = dequantize_blocks([0x38], codes, "nvfp4", tensor_scale=scale)
+        want = got if want is None else want
+        assert np.array_equal(got, want, equal_nan=True), scale
+    for bad in (Fraction(1, 3), ml_dtypes.bfloat16(-1), np.array([0.5]), 10**400):
+        with pytest.raises((TypeError, ValueError), match="tensor_scale"):
+            dequantize_blocks([0x38], codes, "nvfp4", tensor_scale=bad)
