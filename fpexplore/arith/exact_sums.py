@@ -28,7 +28,7 @@ def _float64_pieces(values: np.ndarray) -> list[np.ndarray]:
     is cut into multiples of 2**26 (at most 38 significant bits) and the low 26
     bits, each exact in float64 at any magnitude up to 2**64."""
     arr = np.asarray(values)
-    if arr.dtype.kind not in "iu":
+    if arr.dtype.kind not in "iu" or arr.dtype.itemsize <= 4:  # exact in float64 as they are
         return [np.asarray(arr, np.float64).reshape(-1)]
     arr = arr.reshape(-1)
     high = (arr >> 26).astype(np.float64) * 2.0**26  # floor division: exact

@@ -96,9 +96,10 @@ def pairwise_sum(x: np.ndarray, acc: Format) -> float:
         return 0.0
     dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
     native = dtype is not None and acc == get_format(acc.name)
-    level = x.astype(dtype, copy=False) if native else x
-    if _float32_like(acc):
-        level = x.astype(np.float32)  # exact: values of acc
+    with np.errstate(invalid="ignore"):  # a signalling NaN narrows without a warning
+        level = x.astype(dtype, copy=False) if native else x
+        if _float32_like(acc):
+            level = x.astype(np.float32)  # exact: values of acc
     add = _adder(acc, native)
     with np.errstate(all="ignore"):
         if level.size >= 4 * _CHUNK << FUSED_LEVELS:

@@ -217,3 +217,23 @@ def test_explanations_add_up(
         return
     text, _ = _within(lambda: str(result))
     check_explanation(text, op, fpx.get_format(fmt), mode, overflow)
+
+
+@settings(FUZZ, max_examples=200)
+@given(arrays(), st.sampled_from(["float64", "float32", "bfloat16", "float16"]),
+       st.sampled_from(["sequential", "pairwise", "kahan"]))  # fmt: skip
+def test_sums_and_dots_report_the_exact_value(arr: np.ndarray, fmt: str, order: str) -> None:
+    """sum and dot of an array of any dtype (integers beyond 2**53 too) report the
+    exact sum of the values as given, and round each value once into the format."""
+    r, error = _within(lambda: fpx.sum(arr, fmt, order=order))
+    if error is not None:
+        return
+    given = exact_elements(arr)
+    if not all(isinstance(v, Fraction) or v[0] == "zero" for v in given):
+        return
+    values = [v if isinstance(v, Fraction) else Fraction(0) for v in given]
+    assert r.exact == sum(values, Fraction(0))
+    d = fpx.dot(arr, np.ones(arr.shape, np.int8), fmt, order=order)
+    assert d.exact == r.exact
+    if arr.size == 1:
+        assert r.value == float(fpx.round_to(arr, fmt).reshape(-1)[0]) or np.isnan(r.value)
