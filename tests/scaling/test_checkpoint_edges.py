@@ -92,3 +92,20 @@ def test_tensor_report_of_a_path_or_a_mapping_points_to_checkpoint_report(tmp_pa
         with pytest.raises(TypeError, match=r"checkpoint_report\(") as caught:
             fpx.tensor_report(source, ["e4m3"])
         assert "decode()" not in str(caught.value)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize(("shape", "axis"), [((30, 40), 0), ((5, 7, 9), None), ((300, 400), 0)])
+def test_a_rows_numbers_do_not_depend_on_the_other_scalings_asked(dtype, shape, axis) -> None:
+    # checkpoint_report(..., scalings=("none",)) must equal tensor_report's "none" rows:
+    # a row's sums were cut into pieces padded to the block size only when a block row
+    # was asked, so the SNR moved in its last digits with the scalings chosen
+    x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+    formats = ["e4m3", "bf16", "e5m2", "mxfp4"]
+    full = fpx.tensor_report(x, formats, axis=axis).to_records()
+    for scalings in [("none",), ("per_tensor",), ("none", "per_tensor"), ("block",)]:
+        want = [r for r in full if r["scaling"] in scalings]
+        got = fpx.checkpoint_report({"x": x}, formats, scalings=scalings, axis=axis,
+                                    progress=False).to_records()  # fmt: skip
+        same = [{k: "nan" if v != v else v for k, v in r.items()} for r in want]
+        assert [{k: "nan" if r[k] != r[k] else r[k] for k in want[0]} for r in got] == same
