@@ -32,8 +32,16 @@ from ..formats import Format
 from . import report_stats as S
 from .block_formats import BlockFormat
 
-__all__ = ["ALIGN", "Row", "RowPlan", "Work", "make_plan", "narrow_dtype", "row_align",
-           "stored_limits"]
+__all__ = [
+    "ALIGN",
+    "Row",
+    "RowPlan",
+    "Work",
+    "make_plan",
+    "narrow_dtype",
+    "row_align",
+    "stored_limits",
+]
 
 ALIGN = 32
 """Pieces and chunks are cut on multiples of 32 along the block axis (and padded to
