@@ -169,6 +169,10 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     sizes = {r["tensor"]: r["size"] for r in report.records}
     skipped = f"; {len(report.skipped)} not floating point, left out" if report.skipped else ""
+    if report.nonfinite:
+        names = list(report.nonfinite)
+        listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        skipped += f"; NaN or inf (left out of the statistics) in {listed}"
     print(f"{len(sizes)} tensors, {sum(sizes.values()):,} values{skipped}")
     if not report.records:
         return 0

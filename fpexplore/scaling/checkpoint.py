@@ -130,21 +130,26 @@ def checkpoint_report(
     passes_of = 2 if needs_amax(rows) else 1
     bar = progress_bar(sum(size * passes_of for _, size in tensors), "report", progress)
     records: list[dict[str, Any]] = []
+    nonfinite: dict[str, int] = {}
     try:
         for key, _ in tensors:
             bar.set_description(key)
             value = _as_array(mapping[key])  # read now, one tensor at a time
-            records += _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            found, bad = _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            records += found
+            if bad:
+                nonfinite[key] = bad
             del value
     finally:
         bar.close()
-    return CheckpointReport(records, labels, name, skipped)
+    return CheckpointReport(records, labels, name, skipped, nonfinite=nonfinite)
 
 
 def _tensor_records(
     key: str, value: Any, rows: list[Any], parsed: list[Any], axis: int | None,
     chunk_bytes: int, bar: Any,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
+    """The tensor's records, and how many of its values are NaN or inf."""
     shape = tuple(int(d) for d in value.shape)
     ndim = max(len(shape), 1)
     ax = int(axis) % ndim if axis is not None and -ndim <= axis < ndim else ndim - 1
@@ -163,4 +168,4 @@ def _tensor_records(
     report = build_report(stats, rows, amax, parsed, value.dtype, ax)
     head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
             "axis": ax}  # fmt: skip
-    return [{**head, **r} for r in report.to_records()]
+    return [{**head, **r} for r in report.to_records()], report.size - report.finite

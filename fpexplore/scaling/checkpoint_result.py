@@ -73,6 +73,9 @@ class CheckpointReport:
     source: str
     skipped: list[tuple[str, str]] = field(default_factory=list)
     of: int | None = None  # worst(n): the rows of the report these were taken from
+    nonfinite: dict[str, int] = field(default_factory=dict)
+    """Tensors holding NaN or inf values in the checkpoint itself, and how many:
+    every statistic leaves those values out (a tensor of NaN alone has no error)."""
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (tensor, format, scaling): ``tensor``, ``shape`` (tuple),
@@ -89,7 +92,7 @@ class CheckpointReport:
         order = sorted(range(len(self.records)), key=lambda i: _badness(self.records[i], i))
         total = len(self.records) if self.of is None else self.of
         return CheckpointReport([self.records[i] for i in order[:n]], self.formats,
-                                self.source, self.skipped, total)  # fmt: skip
+                                self.source, self.skipped, total, self.nonfinite)  # fmt: skip
 
     def summary(self, min_snr_db: float = MIN_SNR_DB) -> CheckpointSummary:
         """Per (format, scaling): the share of tensors that pass (no overflow and an

@@ -109,3 +109,37 @@ def test_a_rows_numbers_do_not_depend_on_the_other_scalings_asked(dtype, shape, 
                                     progress=False).to_records()  # fmt: skip
         same = [{k: "nan" if v != v else v for k, v in r.items()} for r in want]
         assert [{k: "nan" if r[k] != r[k] else r[k] for k in want[0]} for r in got] == same
+
+
+def test_tensors_holding_nan_or_inf_say_so(capsys) -> None:
+    # a tensor full of NaN was shown as stored "exact" (SNR inf: no finite value to
+    # miss), with nothing telling that its values are NaN in the checkpoint itself
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    source = {"w": np.linspace(-1.0, 1.0, 64), "broken": np.full((3, 4), np.nan),
+              "some": np.array([1.0, np.inf, np.nan, 2.0]), "zero": np.zeros(8)}  # fmt: skip
+    r = fpx.checkpoint_report(source, ["e4m3"], progress=False)
+    assert r.nonfinite == {"broken": 12, "some": 2}
+    assert r.worst(2).nonfinite == r.nonfinite
+    text = str(r.table())
+    assert "NaN or inf in the checkpoint itself" in text
+    assert "broken (12 of 12 values)" in text and "some (2 of 4 values)" in text
+    assert "broken (12 of 12 values)" in r._repr_html_()
+    ax = r.plot()
+    cells = {t.get_text() for t in ax.texts}
+    assert "no finite values" in cells and "exact" in cells  # "zero" is stored exactly
+    grid = ax.images[0].get_array()
+    assert np.ma.getmaskarray(grid)[1].all()  # the NaN tensor's row: no colour
+    plt.close(ax.figure)
+    clean = fpx.checkpoint_report({"w": np.ones(4)}, ["e4m3"], progress=False)
+    assert clean.nonfinite == {} and "NaN or inf in the" not in str(clean)
+
+
+def test_the_command_line_names_tensors_holding_nan(tmp_path, capsys) -> None:
+    from fpexplore.cli.main import main
+
+    np.savez(tmp_path / "m.npz", w=np.linspace(-1.0, 1.0, 64), broken=np.full(4, np.nan))
+    assert main(["report", str(tmp_path / "m.npz"), "-f", "e4m3", "--no-progress"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "2 tensors, 68 values; NaN or inf (left out of the statistics) in broken"
