@@ -61,6 +61,8 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "GroupNormalization": ("gamma", "beta"),
     "BatchNormalization": ("gamma", "beta", "moving_mean", "moving_variance"),
     "PReLU": ("alpha",),
+    "Normalization": ("mean", "variance", "count"),  # adapted (none with mean= given)
+    "RMSNormalization": ("scale",),
 }
 """Keras' built-in layers and the order in which they save their variables."""
 
