@@ -173,7 +173,8 @@ def _run(args: argparse.Namespace) -> int:
         names = list(report.nonfinite)
         listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         skipped += f"; NaN or inf (left out of the statistics) in {listed}"
-    print(f"{len(sizes)} tensors, {sum(sizes.values()):,} values{skipped}")
+    tensors, values = len(sizes), sum(sizes.values())
+    print(f"{tensors} tensor{'s' * (tensors != 1)}, {values:,} value{'s' * (values != 1)}{skipped}")
     if not report.records:
         return 0
     print()

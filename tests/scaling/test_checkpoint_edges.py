@@ -143,3 +143,11 @@ def test_the_command_line_names_tensors_holding_nan(tmp_path, capsys) -> None:
     assert main(["report", str(tmp_path / "m.npz"), "-f", "e4m3", "--no-progress"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "2 tensors, 68 values; NaN or inf (left out of the statistics) in broken"
+
+
+def test_the_command_line_counts_one_tensor_in_the_singular(tmp_path, capsys) -> None:
+    from fpexplore.cli.main import main
+
+    np.save(tmp_path / "w.npy", np.linspace(-1.0, 1.0, 64))
+    assert main(["report", str(tmp_path / "w.npy"), "-f", "e4m3", "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "1 tensor, 64 values"  # not "1 tensors"
