@@ -144,16 +144,17 @@ def _scalings(specs: list[str] | None) -> tuple[str, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..scaling.checkpoint import checkpoint_report
+    from ..scaling.checkpoint import checkpoint_report, no_rows
     from ..scaling.report import parse_formats
 
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
     check_names(formats)
     scalings = _scalings(args.scaling)
-    if not parse_formats(formats, scalings)[1]:  # checked before the file is read
+    parsed, rows = parse_formats(formats, scalings)
+    if not rows:  # checked before the file is read
         raise UsageError(
             f"-f {','.join(formats)} with --scaling {','.join(scalings)} gives no rows: "
-            "block formats (mxfp4, nvfp4...) have the block scaling only"
+            + no_rows(parsed)
         )
     if args.top is not None and args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")

@@ -151,3 +151,21 @@ def test_the_command_line_counts_one_tensor_in_the_singular(tmp_path, capsys) ->
     np.save(tmp_path / "w.npy", np.linspace(-1.0, 1.0, 64))
     assert main(["report", str(tmp_path / "w.npy"), "-f", "e4m3", "--no-progress"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == "1 tensor, 64 values"  # not "1 tensors"
+
+
+def test_formats_and_scalings_that_give_no_rows_are_refused(tmp_path, capsys) -> None:
+    # checkpoint_report(..., ["bf16"], scalings=["block"]) printed "no floating-point
+    # tensors" about a model full of them; the command line blamed block formats
+    from fpexplore.cli.main import main
+
+    weights = {"w": np.linspace(-1.0, 1.0, 64)}
+    with pytest.raises(ValueError, match=r"bfloat16 has no block row.*\(mxfp4, nvfp4"):
+        fpx.checkpoint_report(weights, ["bf16"], scalings=["block"], progress=False)
+    with pytest.raises(ValueError, match=r"mxfp4 has the block scaling only"):
+        fpx.checkpoint_report(weights, ["mxfp4"], scalings=("none", "per_tensor"), progress=False)
+    np.save(tmp_path / "w.npy", weights["w"])
+    assert main(["report", str(tmp_path / "w.npy"), "-f", "bf16", "--scaling", "block"]) == 2
+    err = capsys.readouterr().err
+    assert "bfloat16 has no block row" in err and err.count("\n") == 1
+    rows = fpx.checkpoint_report(weights, ["bf16", "e4m3"], scalings=["block"], progress=False)
+    assert [r["format"] for r in rows.to_records()] == ["float8_e4m3fn"]  # rows of one: fine
