@@ -150,8 +150,8 @@ def _run(args: argparse.Namespace) -> int:
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
     check_names(formats)
     scalings = _scalings(args.scaling)
-    parsed, rows = parse_formats(formats, scalings)
-    if not rows:  # checked before the file is read
+    parsed, asked = parse_formats(formats, scalings)
+    if not asked:  # checked before the file is read
         raise UsageError(
             f"-f {','.join(formats)} with --scaling {','.join(scalings)} gives no rows: "
             + no_rows(parsed)
