@@ -126,9 +126,9 @@ def checkpoint_report(
     -------
     CheckpointReport
     """
-    parsed, rows = parse_formats(formats, scalings)
+    chosen = (scalings,) if isinstance(scalings, str) else tuple(scalings)  # once: an iterator
+    parsed, rows = parse_formats(formats, chosen)
     if not rows:
-        chosen = (scalings,) if isinstance(scalings, str) else tuple(scalings)
         raise ValueError(f"scalings {', '.join(chosen)} give no rows: {no_rows(parsed)}")
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int | np.integer)):
         raise TypeError(f"axis must be an int or None, got {axis!r}")

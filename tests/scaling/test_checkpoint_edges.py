@@ -161,6 +161,8 @@ def test_formats_and_scalings_that_give_no_rows_are_refused(tmp_path, capsys) ->
     weights = {"w": np.linspace(-1.0, 1.0, 64)}
     with pytest.raises(ValueError, match=r"bfloat16 has no block row.*\(mxfp4, nvfp4"):
         fpx.checkpoint_report(weights, ["bf16"], scalings=["block"], progress=False)
+    with pytest.raises(ValueError, match=r"^scalings block give no rows"):  # an iterator too
+        fpx.checkpoint_report(weights, ["bf16"], scalings=iter(["block"]), progress=False)
     with pytest.raises(ValueError, match=r"mxfp4 has the block scaling only"):
         fpx.checkpoint_report(weights, ["mxfp4"], scalings=("none", "per_tensor"), progress=False)
     np.save(tmp_path / "w.npy", weights["w"])
