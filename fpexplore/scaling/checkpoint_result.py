@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import math
+import operator
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,8 +88,13 @@ class CheckpointReport:
         """The ``n`` rows of lowest SNR, lowest first (ties: the largest maximum
         relative error first, then checkpoint order). Printed, they are a table of
         those rows (``of`` says how many there were), not a summary of the model."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        try:
+            count = operator.index(n)  # an int, numpy's too; not a float or a str
+        except TypeError:
+            count = -1
+        if isinstance(n, bool) or count < 0:
             raise ValueError(f"n must be a non-negative int, got {n!r}")
+        n = count
         order = sorted(range(len(self.records)), key=lambda i: _badness(self.records[i], i))
         total = len(self.records) if self.of is None else self.of
         return CheckpointReport([self.records[i] for i in order[:n]], self.formats,

@@ -171,3 +171,12 @@ def test_formats_and_scalings_that_give_no_rows_are_refused(tmp_path, capsys) ->
     assert "bfloat16 has no block row" in err and err.count("\n") == 1
     rows = fpx.checkpoint_report(weights, ["bf16", "e4m3"], scalings=["block"], progress=False)
     assert [r["format"] for r in rows.to_records()] == ["float8_e4m3fn"]  # rows of one: fine
+
+
+def test_worst_takes_a_numpy_integer() -> None:
+    # worst(np.int64(2)) (a count computed with numpy) was refused as not an int
+    r = fpx.checkpoint_report({"a": np.linspace(-1.0, 1.0, 64)}, ["e4m3"], progress=False)
+    assert r.worst(np.int64(2)).to_records() == r.worst(2).to_records()
+    for bad in (True, -1, 2.0, "2"):
+        with pytest.raises(ValueError, match="n must be a non-negative int"):
+            r.worst(bad)
