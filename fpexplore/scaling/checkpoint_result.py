@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import math
+import numbers
 import operator
 import os
 from dataclasses import dataclass, field
@@ -103,7 +104,8 @@ class CheckpointReport:
     def summary(self, min_snr_db: float = MIN_SNR_DB) -> CheckpointSummary:
         """Per (format, scaling): the share of tensors that pass (no overflow and an
         SNR of at least ``min_snr_db``), the parameter-weighted SNR and totals."""
-        if not isinstance(min_snr_db, int | float) or math.isnan(min_snr_db):
+        if isinstance(min_snr_db, bool) or not isinstance(min_snr_db, numbers.Real) \
+                or math.isnan(min_snr_db):  # fmt: skip
             raise ValueError(f"min_snr_db must be a number, got {min_snr_db!r}")
         groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for r in self.records:

@@ -180,3 +180,12 @@ def test_worst_takes_a_numpy_integer() -> None:
     for bad in (True, -1, 2.0, "2"):
         with pytest.raises(ValueError, match="n must be a non-negative int"):
             r.worst(bad)
+
+
+def test_summary_takes_a_numpy_threshold() -> None:
+    r = fpx.checkpoint_report({"a": np.linspace(-1.0, 1.0, 64)}, ["e4m3"], progress=False)
+    assert r.summary(np.int64(40)).to_records() == r.summary(40).to_records()
+    assert r.summary(np.float32(40)).min_snr_db == 40.0
+    for bad in (float("nan"), "20", None, True):
+        with pytest.raises(ValueError, match="min_snr_db must be a number"):
+            r.summary(bad)
