@@ -144,16 +144,17 @@ def _scalings(specs: list[str] | None) -> tuple[str, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..scaling.checkpoint import checkpoint_report
+    from ..scaling.checkpoint import checkpoint_report, no_rows
     from ..scaling.report import parse_formats
 
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
     check_names(formats)
     scalings = _scalings(args.scaling)
-    if not parse_formats(formats, scalings)[1]:  # checked before the file is read
+    parsed, asked = parse_formats(formats, scalings)
+    if not asked:  # checked before the file is read
         raise UsageError(
             f"-f {','.join(formats)} with --scaling {','.join(scalings)} gives no rows: "
-            "block formats (mxfp4, nvfp4...) have the block scaling only"
+            + no_rows(parsed)
         )
     if args.top is not None and args.top < 0:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
@@ -169,7 +170,12 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     sizes = {r["tensor"]: r["size"] for r in report.records}
     skipped = f"; {len(report.skipped)} not floating point, left out" if report.skipped else ""
-    print(f"{len(sizes)} tensors, {sum(sizes.values()):,} values{skipped}")
+    if report.nonfinite:
+        names = list(report.nonfinite)
+        listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        skipped += f"; NaN or inf (left out of the statistics) in {listed}"
+    tensors, values = len(sizes), sum(sizes.values())
+    print(f"{tensors} tensor{'s' * (tensors != 1)}, {values:,} value{'s' * (values != 1)}{skipped}")
     if not report.records:
         return 0
     print()

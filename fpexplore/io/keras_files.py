@@ -61,6 +61,8 @@ VARIABLES: dict[str, tuple[str, ...]] = {
     "GroupNormalization": ("gamma", "beta"),
     "BatchNormalization": ("gamma", "beta", "moving_mean", "moving_variance"),
     "PReLU": ("alpha",),
+    "Normalization": ("mean", "variance", "count"),  # adapted (none with mean= given)
+    "RMSNormalization": ("scale",),
 }
 """Keras' built-in layers and the order in which they save their variables."""
 
@@ -195,6 +197,12 @@ def _read_layout(h5: Any, file_name: str, config: Any) -> dict[str, tuple[str, T
     """Every model variable of an open weights file: name -> (dataset path, spec)."""
     if "model_weights" in h5 or "layer_names" in h5.attrs:
         return _legacy(h5, file_name)
+    if "vars" not in h5 and "layers" not in h5:  # Keras writes both, even with no variables
+        raise CheckpointError(
+            f"{file_name}: not a Keras weights file (no 'vars' or 'layers' group, nor a "
+            f"Keras 2 'layer_names'; it holds: {', '.join(sorted(h5)[:8]) or 'nothing'}); "
+            "expected a file written by model.save or model.save_weights"
+        )
     walk = _Walk(file_name, config)
     if "vars" in h5:  # the model's own variables
         model = str(h5["vars"].attrs.get("name", "model"))

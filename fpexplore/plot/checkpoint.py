@@ -23,9 +23,11 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     """SNR of each tensor (rows, in checkpoint order) in each (format, scaling)
     (columns), on a colour scale from 0 to 60 dB (viridis: dark is bad). A cell
     whose SNR is -inf (values became inf or NaN) is red and marked ``inf/NaN``; an
-    exact one (SNR inf) takes the top colour. ``scaling`` keeps one scaling's columns
-    (``"none"``, ``"per_tensor"`` or ``"block"``; a ``ValueError`` if the report has
-    none of its rows). A report without rows gives a titled, empty panel.
+    exact one (SNR inf) takes the top colour; a tensor of NaN or inf values only
+    (nothing to measure) is grey and marked ``no finite values``. ``scaling`` keeps
+    one scaling's columns (``"none"``, ``"per_tensor"`` or ``"block"``; a
+    ``ValueError`` if the report has none of its rows). A report without rows gives
+    a titled, empty panel.
 
     Returns
     -------
@@ -61,6 +63,11 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     col_of = {c: j for j, c in enumerate(columns)}
     for r in records:
         grid[row_of[r["tensor"]], col_of[r["format"], r["scaling"]]] = r["snr_db"]
+    nonfinite = getattr(report, "nonfinite", {})
+    empty = [i for i, t in enumerate(tensors)  # NaN or inf only: nothing was measured
+             if t in nonfinite and nonfinite[t] >= max(_size(records, t), 1)]  # fmt: skip
+    filled = ~np.isnan(grid)
+    grid[empty, :] = np.nan
     ax = new_axes(ax, figsize=(2.2 + 1.3 * max(len(columns), 1),
                                1.8 + 0.32 * min(max(len(tensors), 1), 60)))  # fmt: skip
     cmap = ListedColormap(_viridis()).with_extremes(bad="0.85", under="#D55E00", over="#FDE725")
@@ -76,6 +83,9 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     ax.set_yticks(range(len(tensors)), tensors, fontsize=TEXT_SIZE - 2)
     if len(tensors) <= _ANNOTATE:
         for (i, j), value in np.ndenumerate(grid):
+            if i in empty and filled[i, j]:
+                ax.text(j, i, "no finite values", ha="center", va="center",
+                        fontsize=TEXT_SIZE - 3, color="black")  # fmt: skip
             if math.isnan(value):
                 continue
             text = "inf/NaN" if value == -math.inf else ("exact" if value == math.inf
@@ -86,6 +96,10 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     label_axes(ax, f"SNR per tensor: {report.source}", "format, scaling", "tensor")
     ax.grid(False)
     return ax
+
+
+def _size(records: list[dict[str, Any]], tensor: str) -> int:
+    return int(next(r["size"] for r in records if r["tensor"] == tensor))
 
 
 def _viridis() -> Any:

@@ -48,6 +48,13 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
     notes = [*COLUMN_NOTES,
              *nonfinite_notes(records, lambda r: f"{r['tensor']} {r['format']} "
                                                  f"{scaling_label(r)}")]  # fmt: skip
+    shown_bad = [t for t in dict.fromkeys(r["tensor"] for r in records) if t in report.nonfinite]
+    if shown_bad:
+        sizes = {r["tensor"]: r["size"] for r in records}
+        listed = ", ".join(f"{t} ({report.nonfinite[t]:,} of {max(sizes[t], 1):,} values)"
+                           for t in shown_bad)  # fmt: skip
+        notes.append("NaN or inf in the checkpoint itself (those values are left out of every "
+                     f"statistic): {listed}")  # fmt: skip
     if report.skipped:
         notes.append(_skipped_note(report))
     formatters: dict[str, Callable[[Any], str]] = {c: short for c in ERROR_COLUMNS}

@@ -31,6 +31,7 @@ import numpy as np
 from .. import codes as K
 from ..io import Checkpoint, open_checkpoint
 from ..lazy import is_dask
+from .block_formats import BlockFormat
 from .checkpoint_result import CheckpointReport, CheckpointSummary
 from .progress import progress_bar
 from .report import SCALINGS, build_report, parse_formats
@@ -77,6 +78,16 @@ def _left_out(dtype: Any) -> str | None:
     return f"dtype {dtype} is not floating point"
 
 
+def no_rows(parsed: list[Any]) -> str:
+    """Why ``parsed`` formats give no rows with the scalings asked (each one's reason)."""
+    return "; ".join(
+        f"{fmt.name} has the block scaling only" if isinstance(fmt, BlockFormat)
+        else f"{fmt.name} has no block row (MX element formats such as e4m3, e5m2 or e2m1 "
+        "have one, and block formats (mxfp4, nvfp4...))"
+        for fmt in parsed
+    )  # fmt: skip
+
+
 def checkpoint_report(
     source: Any,
     formats: Any,
@@ -98,7 +109,9 @@ def checkpoint_report(
         the reason, in ``skipped``.
     formats : format spec or list of them (as :func:`fpexplore.tensor_report`)
     scalings : iterable of str
-        Some of ``"none"``, ``"per_tensor"``, ``"block"``.
+        Some of ``"none"``, ``"per_tensor"``, ``"block"``. A ``ValueError`` if
+        none of ``formats`` has a row of these (``"bf16"`` has no block row;
+        ``"mxfp4"`` has the block row only).
     axis : int, optional
         The block axis. None: each tensor's last axis. An int applies to every
         tensor that has that axis; a tensor without it (a bias, for ``axis=1``)
@@ -113,7 +126,10 @@ def checkpoint_report(
     -------
     CheckpointReport
     """
-    parsed, rows = parse_formats(formats, scalings)
+    chosen = (scalings,) if isinstance(scalings, str) else tuple(scalings)  # once: an iterator
+    parsed, rows = parse_formats(formats, chosen)
+    if not rows:
+        raise ValueError(f"scalings {', '.join(chosen)} give no rows: {no_rows(parsed)}")
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int | np.integer)):
         raise TypeError(f"axis must be an int or None, got {axis!r}")
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
@@ -130,21 +146,26 @@ def checkpoint_report(
     passes_of = 2 if needs_amax(rows) else 1
     bar = progress_bar(sum(size * passes_of for _, size in tensors), "report", progress)
     records: list[dict[str, Any]] = []
+    nonfinite: dict[str, int] = {}
     try:
         for key, _ in tensors:
             bar.set_description(key)
             value = _as_array(mapping[key])  # read now, one tensor at a time
-            records += _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            found, bad = _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            records += found
+            if bad:
+                nonfinite[key] = bad
             del value
     finally:
         bar.close()
-    return CheckpointReport(records, labels, name, skipped)
+    return CheckpointReport(records, labels, name, skipped, nonfinite=nonfinite)
 
 
 def _tensor_records(
     key: str, value: Any, rows: list[Any], parsed: list[Any], axis: int | None,
     chunk_bytes: int, bar: Any,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
+    """The tensor's records, and how many of its values are NaN or inf."""
     shape = tuple(int(d) for d in value.shape)
     ndim = max(len(shape), 1)
     ax = int(axis) % ndim if axis is not None and -ndim <= axis < ndim else ndim - 1
@@ -163,4 +184,4 @@ def _tensor_records(
     report = build_report(stats, rows, amax, parsed, value.dtype, ax)
     head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
             "axis": ax}  # fmt: skip
-    return [{**head, **r} for r in report.to_records()]
+    return [{**head, **r} for r in report.to_records()], report.size - report.finite

@@ -23,6 +23,8 @@ import csv
 import io
 import json
 import math
+import numbers
+import operator
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +75,9 @@ class CheckpointReport:
     source: str
     skipped: list[tuple[str, str]] = field(default_factory=list)
     of: int | None = None  # worst(n): the rows of the report these were taken from
+    nonfinite: dict[str, int] = field(default_factory=dict)
+    """Tensors holding NaN or inf values in the checkpoint itself, and how many:
+    every statistic leaves those values out (a tensor of NaN alone has no error)."""
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (tensor, format, scaling): ``tensor``, ``shape`` (tuple),
@@ -84,17 +89,23 @@ class CheckpointReport:
         """The ``n`` rows of lowest SNR, lowest first (ties: the largest maximum
         relative error first, then checkpoint order). Printed, they are a table of
         those rows (``of`` says how many there were), not a summary of the model."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        try:
+            count = operator.index(n)  # an int, numpy's too; not a float or a str
+        except TypeError:
+            count = -1
+        if isinstance(n, bool) or count < 0:
             raise ValueError(f"n must be a non-negative int, got {n!r}")
+        n = count
         order = sorted(range(len(self.records)), key=lambda i: _badness(self.records[i], i))
         total = len(self.records) if self.of is None else self.of
         return CheckpointReport([self.records[i] for i in order[:n]], self.formats,
-                                self.source, self.skipped, total)  # fmt: skip
+                                self.source, self.skipped, total, self.nonfinite)  # fmt: skip
 
     def summary(self, min_snr_db: float = MIN_SNR_DB) -> CheckpointSummary:
         """Per (format, scaling): the share of tensors that pass (no overflow and an
         SNR of at least ``min_snr_db``), the parameter-weighted SNR and totals."""
-        if not isinstance(min_snr_db, int | float) or math.isnan(min_snr_db):
+        if isinstance(min_snr_db, bool) or not isinstance(min_snr_db, numbers.Real) \
+                or math.isnan(min_snr_db):  # fmt: skip
             raise ValueError(f"min_snr_db must be a number, got {min_snr_db!r}")
         groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for r in self.records:

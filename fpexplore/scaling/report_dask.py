@@ -18,7 +18,7 @@ import numpy as np
 from ..lazy import check_known_chunks
 from . import report_stats as S
 from .report_chunks import PIECE
-from .report_rows import Row, RowPlan, Work, make_plan
+from .report_rows import Row, RowPlan, Work, make_plan, row_align
 
 __all__ = ["dask_stats"]
 
@@ -66,7 +66,7 @@ def dask_stats(x: Any, rows: list[Row], axis: int) -> tuple[S.TensorStats, float
     _check_dtype(np.dtype(x.dtype))
     if x.ndim == 0:
         x = x.reshape(1)
-    align = max([r.block.block_size for r in rows if r.block is not None], default=1)
+    align = row_align(rows)
     along = x.chunks[axis]
     if align > 1 and len(along) > 1 and any(c % align for c in along[:-1]):
         step = max(align, (max(along) // align) * align)  # blocks must not straddle chunks

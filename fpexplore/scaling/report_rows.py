@@ -20,6 +20,7 @@ and drained into the statistics after each chunk (:meth:`Work.drain`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -31,7 +32,21 @@ from ..formats import Format
 from . import report_stats as S
 from .block_formats import BlockFormat
 
-__all__ = ["Row", "RowPlan", "Work", "make_plan", "narrow_dtype", "stored_limits"]
+__all__ = [
+    "ALIGN",
+    "Row",
+    "RowPlan",
+    "Work",
+    "make_plan",
+    "narrow_dtype",
+    "row_align",
+    "stored_limits",
+]
+
+ALIGN = 32
+"""Pieces and chunks are cut on multiples of 32 along the block axis (and padded to
+them) whichever rows are asked: a row's sums then do not depend on the other rows
+(``scalings=("none",)`` gives the numbers of the full report's ``none`` rows)."""
 
 
 class Row(NamedTuple):
@@ -95,9 +110,14 @@ def make_plan(
         rounders32.append(r32)
         fmt = row.fmt
         limits.append(stored_limits(fmt, scale or 1.0) if kind != "wide" and fmt else None)
-    sizes = [row.block.block_size for row in rows if row.block is not None]
-    return RowPlan(rows, rounders, scales, exact, amax, max(sizes, default=1), kinds,
+    return RowPlan(rows, rounders, scales, exact, amax, row_align(rows), kinds,
                    rounders32, narrow, limits, figure)  # fmt: skip
+
+
+def row_align(rows: list[Row]) -> int:
+    """The alignment of pieces and chunks along the block axis: :data:`ALIGN` and
+    every block size of ``rows`` divide it."""
+    return math.lcm(ALIGN, *(row.block.block_size for row in rows if row.block is not None))
 
 
 def stored_limits(fmt: Format, scale: float = 1.0) -> tuple[np.float32, np.float32]:

@@ -23,7 +23,7 @@ from .._kernels.blocks import _threads
 from . import report_stats as S
 from .report_chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
 from .report_narrow import narrow_piece_stats
-from .report_rows import Row, RowPlan, Work, make_plan
+from .report_rows import Row, RowPlan, Work, make_plan, row_align
 from .report_wide import wide_piece_stats
 
 __all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats", "piece_stats"]
@@ -113,7 +113,7 @@ def numpy_stats(
     leaves out the ``|x|`` histogram (only the report's figure reads it);
     ``narrow=False`` takes the wide route whatever the dtype (for the tests)."""
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
-    align = max([r.block.block_size for r in rows if r.block is not None], default=1)
+    align = row_align(rows)
     threads = min(_threads(x.size), 8)
     works = [Work(2 * PIECE) for _ in range(threads)]
     amax = 0.0

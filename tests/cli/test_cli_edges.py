@@ -4,38 +4,12 @@ fill a format, custom eXmY names, and the notes of block formats."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from fpexplore import get_format
-from fpexplore.cli import main
+from tests.cli.helpers import one_error_line, run, strict
 
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def strict(text: str):
-    def refuse(constant):
-        raise ValueError(f"invalid JSON constant {constant}")
-
-    return json.loads(text, parse_constant=refuse)
-
-
-def one_error_line(capsys, *argv) -> str:
-    status, out, err = run(capsys, *argv)
-    assert (status, out) == (2, ""), (status, out, err)
-    assert err.startswith("fpexplore: error: ") and err.count("\n") == 1, err
-    return err
-
-
-@pytest.fixture(autouse=True)
-def _plain(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("COLUMNS", "100")
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 # -- the grammar -------------------------------------------------------------------------------

@@ -12,35 +12,10 @@ import numpy as np
 import pytest
 
 from fpexplore import FORMATS, quantize_blocks
-from fpexplore.cli import main
 from fpexplore.cli.jsonout import to_json_value
+from tests.cli.helpers import one_error_line, run, strict
 
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def strict(text: str):
-    def refuse(constant):
-        raise ValueError(f"invalid JSON constant {constant}")
-
-    return json.loads(text, parse_constant=refuse)
-
-
-def one_error_line(capsys, *argv) -> str:
-    status, out, err = run(capsys, *argv)
-    assert (status, out) == (2, ""), (status, out, err)
-    assert err.startswith("fpexplore: error: ") and err.count("\n") == 1, err
-    assert "Traceback" not in err
-    return err
-
-
-@pytest.fixture(autouse=True)
-def _plain(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("COLUMNS", "100")
+pytestmark = pytest.mark.usefixtures("plain_terminal")
 
 
 # -- format names ------------------------------------------------------------------------------

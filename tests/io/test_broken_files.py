@@ -150,3 +150,18 @@ def test_arrays_read_from_any_file_are_read_only(tmp_path: Path) -> None:
             ckpt["w"] = w  # type: ignore[index]
     mine = {"w": w}
     assert open_checkpoint(mine)["w"].flags.writeable  # a mapping's arrays as they are
+
+
+@pytest.mark.parametrize("suffix", [".h5", ".weights.h5", ".hdf5"])
+def test_an_hdf5_file_that_keras_did_not_write_is_refused(tmp_path: Path, suffix, capsys) -> None:
+    # an HDF5 file of plain datasets read as a Keras model with no variables: an empty
+    # report, exit status 0, presented as the whole model
+    h5py = pytest.importorskip("h5py")
+    path = tmp_path / f"plain{suffix}"
+    with h5py.File(path, "w") as f:
+        f["a"] = np.ones((3, 4), np.float32)
+        f.create_group("g")["b"] = np.arange(5.0)
+    with pytest.raises(CheckpointError, match=rf"plain{suffix}: not a Keras weights file"):
+        open_checkpoint(path)
+    assert main(["report", str(path), "-f", "e4m3"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

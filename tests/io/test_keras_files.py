@@ -142,6 +142,27 @@ def test_sequential_and_subclassed_models(tmp_path: Path) -> None:
     assert _same(ckpt["dense_1/bias"], want["dense_1/bias"])
 
 
+def test_normalization_layers_named_as_keras_does(tmp_path: Path) -> None:
+    # an adapted Normalization (mean, variance, count) and an RMSNormalization (scale)
+    # were named by position ("normalization/0") where Keras names them
+    keras.backend.clear_session()
+    rng = np.random.default_rng(2)
+    norm = keras.layers.Normalization()
+    norm.adapt(rng.standard_normal((16, 4)))
+    model = keras.Sequential(
+        [keras.Input((4,)), norm, keras.layers.Dense(3), keras.layers.RMSNormalization()]
+    )
+    _trained(model, rng.standard_normal((4, 4)), rng.standard_normal((4, 3)))
+    model.save(tmp_path / "norm.keras")
+    model.save_weights(tmp_path / "norm.weights.h5")
+    want = _expected(model)
+    for path in (tmp_path / "norm.keras", tmp_path / "norm.weights.h5"):
+        ckpt = open_checkpoint(path)
+        assert sorted(ckpt) == sorted(want)
+        assert all(_same(ckpt[name], want[name]) for name in want)
+    assert ckpt["normalization/count"].dtype == np.int32
+
+
 def test_legacy_keras_2_h5(tmp_path: Path) -> None:
     keras.utils.set_random_seed(2)
     layers = [keras.layers.Dense(4, name="d1"), keras.layers.BatchNormalization()]
