@@ -8,6 +8,7 @@ True
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable
 from fractions import Fraction
 
 import numpy as np
@@ -42,8 +43,7 @@ def exact_sum(values: np.ndarray) -> Fraction | None:
     >>> exact_sum(np.array([2**63 - 1, -(2**63)]))
     Fraction(-1, 1)
     """
-    sums = [_exact_float64_sum(piece) for piece in _float64_pieces(values)]
-    return None if None in sums else builtins.sum(sums, Fraction(0))  # type: ignore[arg-type]
+    return _total(_exact_float64_sum(piece) for piece in _float64_pieces(values))
 
 
 def _exact_float64_sum(values: np.ndarray) -> Fraction | None:
@@ -86,8 +86,18 @@ def exact_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
     >>> exact_dot(np.array([2**62 + 1]), np.array([3]))
     Fraction(13835058055282163715, 1)
     """
-    dots = [_exact_float64_dot(p, q) for p in _float64_pieces(a) for q in _float64_pieces(b)]
-    return None if None in dots else builtins.sum(dots, Fraction(0))  # type: ignore[arg-type]
+    pieces = [_float64_pieces(a), _float64_pieces(b)]
+    return _total(_exact_float64_dot(p, q) for p in pieces[0] for q in pieces[1])
+
+
+def _total(parts: Iterable[Fraction | None]) -> Fraction | None:
+    """The sum of exact parts, None if any is None (an inf or NaN among them)."""
+    total = Fraction(0)
+    for part in parts:
+        if part is None:
+            return None
+        total += part
+    return total
 
 
 def _exact_float64_dot(a: np.ndarray, b: np.ndarray) -> Fraction | None:
