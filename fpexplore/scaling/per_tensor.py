@@ -262,11 +262,15 @@ class DelayedScaling:
     """
 
     def __init__(self, fmt: FormatLike, *, history_len: int = 16, margin: int = 0) -> None:
-        if isinstance(history_len, bool) or not isinstance(history_len, int) or history_len < 1:
+        if (
+            isinstance(history_len, bool | np.bool_)
+            or not isinstance(history_len, int | np.integer)
+            or history_len < 1
+        ):
             raise ValueError(f"history_len must be a positive int, got {history_len!r}")
         self.format = get_format(fmt)
         self.margin = margin
-        self.history: deque[float] = deque(maxlen=history_len)
+        self.history: deque[float] = deque(maxlen=int(history_len))
 
     def __call__(self, x: Any) -> ScaledTensor:
         """Scale ``x`` by the history (by its own amax on the first call)."""

@@ -254,3 +254,13 @@ def test_an_amax_of_an_ml_dtypes_type(kind: type) -> None:
     assert np.array_equal(got, fpx.quantize_blocks(x, "nvfp4", tensor_amax=4.0).values)
     with pytest.raises(ValueError, match="amax"):
         compute_scale(kind(np.nan), "float8_e4m3fn")
+
+
+def test_delayed_scaling_takes_numpy_integers() -> None:
+    """history_len and margin of numpy integer types are ints (np.int64(2) was
+    refused as 'not a positive int'); bool and non-integers still are not."""
+    d = DelayedScaling("float8_e4m3fn", history_len=np.int64(2), margin=np.int32(1))
+    assert [float(d(np.array([a])).amax) for a in (1.0, 4.0, 2.0, 0.5)] == [1.0, 1.0, 4.0, 4.0]
+    for bad in (True, 2.0, 0, np.int64(-1)):
+        with pytest.raises((TypeError, ValueError), match="history_len"):
+            DelayedScaling("float8_e4m3fn", history_len=bad)
