@@ -17,6 +17,7 @@ array([  0, 255], dtype=uint8)
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,9 @@ def _real_array(values: Any) -> np.ndarray:
     arr = _native_order(np.asarray(values))
     if arr.dtype.kind == "V" and _is_float_format(arr.dtype):
         return arr  # ml_dtypes arrays (bfloat16, FP8...): widened exactly by widen_into
+    integer = _ml_integer(arr.dtype)
+    if integer is not None:
+        return arr.astype(integer)  # ml_dtypes' int4, uint2...: exact in a byte
     if arr.dtype.kind not in "fiu":
         raise TypeError(
             f"expected an array of real numbers, got dtype {arr.dtype}; "
@@ -96,6 +100,17 @@ def _real_array(values: Any) -> np.ndarray:
     if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
         raise TypeError("long double arrays would be rounded twice; pass them to decode()")
     return arr
+
+
+def _ml_integer(dtype: np.dtype) -> Any:
+    """int8 or uint8 for an ml_dtypes integer type (int4, uint4, int2...), else None."""
+    if dtype.kind != "V" or dtype.names is not None or "ml_dtypes" not in sys.modules:
+        return None
+    try:
+        info = sys.modules["ml_dtypes"].iinfo(dtype)
+    except (TypeError, ValueError):
+        return None
+    return np.int8 if info.min < 0 else np.uint8
 
 
 def _is_float_format(dtype: np.dtype) -> bool:
