@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+import sys
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Rational
@@ -234,6 +235,8 @@ def parse_real(x: Any) -> ExactReal:
         if not np.isfinite(x):
             return _from_float(float(x))
         return ExactReal(1 if np.signbit(x) else 0, abs(Fraction(*x.as_integer_ratio())))
+    if _is_ml_integer(x):  # ml_dtypes' int4, uint2...
+        return _from_fraction(Fraction(int(x)))
     if isinstance(x, np.ndarray | list | tuple):
         raise TypeError(
             f"expected a single real number, got a {type(x).__name__}; "
@@ -243,6 +246,18 @@ def parse_real(x: Any) -> ExactReal:
         f"expected a real number (int, float, str, Fraction, Decimal or numpy scalar), "
         f"got {type(x).__name__}: {x!r}"
     )
+
+
+def _is_ml_integer(x: Any) -> bool:
+    """Whether ``x`` is a scalar of an ml_dtypes integer type (int4, uint4, int2...)."""
+    ml = sys.modules.get("ml_dtypes")
+    if ml is None or not isinstance(x, np.generic) or x.dtype.kind != "V":
+        return False
+    try:
+        ml.iinfo(x.dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 _NOT_NUMBERS = (np.timedelta64, np.datetime64, np.str_, np.bytes_, np.void, np.object_)

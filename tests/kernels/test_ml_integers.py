@@ -30,3 +30,14 @@ def test_ml_integer_arrays_are_integers(name: str) -> None:
     got = fpx.tensor_report(x, ["float8_e4m3fn"]).to_records()
     want = fpx.tensor_report(values, ["float8_e4m3fn"]).to_records()
     assert [r["max_rel_error"] for r in got] == [r["max_rel_error"] for r in want]
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_ml_integer_scalars_are_integers(name: str) -> None:
+    kind = getattr(ml_dtypes, name)
+    info = ml_dtypes.iinfo(kind)
+    v = int(info.max) or int(info.min)  # int1 holds -1 and 0
+    assert fpx.decode(kind(v), "float8_e4m3fn").value == v
+    assert fpx.add(kind(v), 2, "float16").value == v + 2
+    if v > 0:
+        assert fpx.compute_scale(kind(v), "e4m3") == fpx.compute_scale(v, "e4m3")
