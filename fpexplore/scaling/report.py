@@ -76,7 +76,8 @@ class TensorReport:
         """One dict per (format, scaling): ``format``, ``scaling``, ``block_format``,
         ``scale``, ``overflow``, ``clipped``, ``flushed_to_zero``, ``subnormal``,
         ``nonzero``, ``median_rel_error``, ``p99_rel_error``, ``max_rel_error``,
-        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``."""
+        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``, and ``axis``
+        (the block axis, counted from 0: the same in every row)."""
         return [dict(r) for r in self.records]
 
     def log2_edges(self) -> np.ndarray:
@@ -242,7 +243,7 @@ def build_report(
             else math.nan,
             "snr_db": S.snr_db(stats.signal, r.noise, scale),
             "became_inf": r.became_inf, "became_nan": r.became_nan,
-            "nonfinite_from": r.overflow_from if r.nonfinite else None,
+            "nonfinite_from": r.overflow_from if r.nonfinite else None, "axis": axis,
         })  # fmt: skip
     hist, zero = _figure_hist(stats)
     return TensorReport(records, stats.n, stats.finite, amax, False, parsed, hist, zero,

@@ -184,7 +184,7 @@ def test_reports_answer_or_refuse(arr: np.ndarray, split: int, formats: list[str
     )
     if error is None and np.asarray(x).dtype.kind not in "iu":
         rows = [
-            {k: v for k, v in r.items() if k not in ("tensor", "shape", "dtype", "size", "axis")}
+            {k: v for k, v in r.items() if k not in ("tensor", "shape", "dtype", "size")}
             for r in checkpoint.records
         ]
         if axis is None or -max(x.ndim, 1) <= axis < max(x.ndim, 1):
