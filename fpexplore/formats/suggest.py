@@ -29,6 +29,9 @@ _FAMILY = re.compile(r"(?:fp|float|f)(\d+)|(p3109)(?:_?k?8?)?|(fnuz)")
 _SHORT_NAME = re.compile(r"e\d+m\d+\w*")
 _CLOSE = 0.6  # difflib's similarity ratio from which a name is suggested
 _LONGEST_SHOWN = 40  # characters of an unknown name quoted in a message
+BLOCK_NAMES = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8", "nvfp4",
+               "mxfp4_e2m1", "mxfp8", "mxfp6")  # fmt: skip
+"""The block formats and their aliases (:data:`fpexplore.BLOCK_FORMATS`, a layer above)."""
 
 
 def _known_names() -> list[str]:
@@ -124,6 +127,11 @@ def unknown_format_message(spec: str, extra_names: Iterable[str] = ()) -> str:
     """
     hint = suggest_formats(spec, extra_names) if len(spec) <= _LONGEST_SHOWN else ""
     message = f"unknown format {shown_name(spec)}"
+    if spec.strip().lower() in BLOCK_NAMES:
+        hint = (
+            f"{spec.strip()} is a block format (elements sharing a scale per block), not a "
+            "format of single values: pass it to quantize_blocks() or tensor_report()"
+        )
     if hint:
         return f"{message}; {hint}"
     return (

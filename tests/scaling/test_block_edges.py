@@ -196,3 +196,18 @@ def test_tensor_scale_of_any_numeric_kind() -> None:
     for bad in (Fraction(1, 3), ml_dtypes.bfloat16(-1), np.array([0.5]), 10**400):
         with pytest.raises((TypeError, ValueError), match="tensor_scale"):
             dequantize_blocks([0x38], codes, "nvfp4", tensor_scale=bad)
+
+
+def test_a_block_format_where_a_format_is_expected_is_named_as_one() -> None:
+    """get_format("mxfp4") (compute_scale, round_to...) says that mxfp4 is a block
+    format and where it goes; it suggested 'fp4 (float4_e2m1fn) or fp64'."""
+    import fpexplore as fpx
+    from fpexplore.formats import suggest
+    from fpexplore.scaling.block_formats import _ALIASES
+
+    assert set(suggest.BLOCK_NAMES) == {*BLOCK_FORMATS, *_ALIASES}
+    for name in [*BLOCK_FORMATS, *_ALIASES, "MXFP4", " nvfp4 "]:
+        with pytest.raises(ValueError, match="is a block format.*quantize_blocks"):
+            get_format(name)
+    with pytest.raises(ValueError, match="block format"):
+        fpx.compute_scale(3.0, "mxfp4")
