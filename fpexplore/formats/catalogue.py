@@ -62,7 +62,7 @@ FORMATS: dict[str, Format] = {name: Format(name, *params) for name, params in CA
 """The catalogue, widest first. Names follow ml_dtypes (see
 :mod:`~fpexplore.formats.names` for the parameters)."""
 
-_CUSTOM = re.compile(r"(?:ieee_)?e(\d+)m(\d+)")
+_CUSTOM = re.compile(r"(?:ieee_)?e([0-9]+)m([0-9]+)")  # ASCII digits only
 
 
 def _named(name: str) -> Format:

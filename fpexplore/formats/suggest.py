@@ -25,8 +25,8 @@ from .names import IEEE_NAMED as _IEEE_NAMED
 
 __all__ = ["format_family", "format_label", "suggest_formats", "unknown_format_message"]
 
-_FAMILY = re.compile(r"(?:fp|float|f)(\d+)|(p3109)(?:_?k?8?)?|(fnuz)")
-_SHORT_NAME = re.compile(r"e\d+m\d+\w*")
+_FAMILY = re.compile(r"(?:fp|float|f)([0-9]+)|(p3109)(?:_?k?8?)?|(fnuz)")
+_SHORT_NAME = re.compile(r"e[0-9]+m[0-9]+\w*")
 _CLOSE = 0.6  # difflib's similarity ratio from which a name is suggested
 _LONGEST_SHOWN = 40  # characters of an unknown name quoted in a message
 BLOCK_NAMES = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8", "nvfp4",

@@ -219,3 +219,11 @@ def test_a_class_carrying_its_dtype_names_its_format() -> None:
         get_format(np.zeros(3, np.float16))
     with pytest.raises(ValueError, match="int32"):
         get_format(jnp.int32)
+
+
+@pytest.mark.parametrize("name", ["e\u0664m3", "e4m\u0663", "fp\u0668", "e\uff14m3"])
+def test_custom_names_take_ascii_digits_only(name: str) -> None:
+    """eXmY names are ASCII: other scripts' digits (Arabic-Indic, full-width) name no
+    format, and the error quotes the name."""
+    with pytest.raises(ValueError, match="format"):
+        get_format(name)
