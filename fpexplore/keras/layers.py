@@ -115,9 +115,15 @@ class _Emulation:
         return forward_operand(x, spec, axis=axis, key=key, history=history)
 
     def product(
-        self, op: Callable[[Any, Any], Any], inputs: Any, kernel: Any, axes: tuple[int, int]
+        self,
+        op: Callable[[Any, Any], Any],
+        inputs: Any,
+        kernel: Any,
+        axes: tuple[int, int],
+        out_axis: int = -1,
     ) -> Any:
-        """``op(inputs, kernel)`` on rounded operands, its gradient rounded on the way back."""
+        """``op(inputs, kernel)`` on rounded operands, its gradient rounded on the way back
+        (in blocks along ``out_axis``, the output's features or channels)."""
         keys = self.state.keys()
         kernel = keras.ops.convert_to_tensor(kernel)
         if self.forward is not None:
@@ -135,7 +141,9 @@ class _Emulation:
             history = self.state.grad_amax_history
             if history is not None:
                 history = keras.ops.convert_to_tensor(history)
-            outputs = backward_rounded(outputs, self.backward, key=keys[2], history=history)
+            outputs = backward_rounded(
+                outputs, self.backward, axis=out_axis, key=keys[2], history=history
+            )
         return outputs
 
 
@@ -210,7 +218,7 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
             call, convolve = _conv1d_steps(layer)
 
         def convolution_op(inputs: Any, kernel: Any) -> Any:
-            return emulation.product(convolve, inputs, kernel, (channels, -2))
+            return emulation.product(convolve, inputs, kernel, (channels, -2), channels)
 
         def conv_call(inputs: Any, training: Any = None) -> Any:
             emulation.training = bool(training)

@@ -96,18 +96,18 @@ def _no_cotangent(value: Any) -> Any:
     return np.zeros(np.shape(value), dtype=jax.dtypes.float0)
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
-def _backward_rounded(spec: OperandSpec, y: Any, history: Any, key: Any) -> Any:
+@functools.partial(jax.custom_vjp, nondiff_argnums=(0, 1))
+def _backward_rounded(spec: OperandSpec, axis: int, y: Any, history: Any, key: Any) -> Any:
     return y
 
 
-def _backward_fwd(spec: OperandSpec, y: Any, history: Any, key: Any) -> tuple[Any, Any]:
+def _backward_fwd(spec: OperandSpec, axis: int, y: Any, history: Any, key: Any) -> tuple[Any, Any]:
     return y, (history, key)
 
 
-def _backward_bwd(spec: OperandSpec, residuals: Any, g: Any) -> tuple[Any, Any, Any]:
+def _backward_bwd(spec: OperandSpec, axis: int, residuals: Any, g: Any) -> tuple[Any, Any, Any]:
     history, key = residuals
-    rounded = quantize(g, spec, axis=-1, key=key, history=history)
+    rounded = quantize(g, spec, axis=axis, key=key, history=history)
     new_history = None if history is None else fpx_jax.record_amax(history, g)
     return rounded, new_history, _no_cotangent(key)
 
@@ -115,11 +115,15 @@ def _backward_bwd(spec: OperandSpec, residuals: Any, g: Any) -> tuple[Any, Any, 
 _backward_rounded.defvjp(_backward_fwd, _backward_bwd)
 
 
-def backward_rounded(y: Any, spec: OperandSpec, *, key: Any = None, history: Any = None) -> Any:
+def backward_rounded(
+    y: Any, spec: OperandSpec, *, axis: int = -1, key: Any = None, history: Any = None
+) -> Any:
     """``y`` unchanged; on the way back its gradient is rounded as ``spec`` says.
 
     With delayed scaling, the cotangent of ``history`` is the updated history.
-    Blocks of a block format run along the last axis (the output features).
+    Blocks of a block format run along ``axis``: the output features (the last axis),
+    or a convolution's channels (axis 1 for ``channels_first``), the axis that
+    ``dX`` sums.
     """
     if spec.scaling == "delayed" and history is None:
         raise ValueError("delayed scaling needs an amax history")
@@ -127,4 +131,4 @@ def backward_rounded(y: Any, spec: OperandSpec, *, key: Any = None, history: Any
         history = None
     if spec.rounding != "stochastic":
         key = None
-    return _backward_rounded(spec, y, history, key)
+    return _backward_rounded(spec, int(axis), y, history, key)
