@@ -318,3 +318,51 @@ def test_conv_gradient_blocks_run_along_the_output_channels(keras, data_format):
     grad = _exact_matmul(xs.reshape(-1, c_in).T, dys.reshape(-1, c_out))
     expected = (kernel[0, 0] - np.float32(2.0**-6) * grad).astype(np.float32)
     np.testing.assert_array_equal(_np(conv.kernel)[0, 0], expected)
+
+
+def test_delayed_scaling_steps_against_numpy(keras):
+    """Five SGD steps of a Dense layer under delayed scaling with a history of 2, against
+    numpy: each operand (and dY) is scaled by the largest amax of the 2 steps before
+    (its own on the first), saturating above it. Every amax is max / 2**k, so every
+    scale is a power of two and every float32 sum exact (the inputs' magnitudes span
+    2**12, dY's 2**6); the kernel is small but for its amax, so that each update shows."""
+    rng = np.random.default_rng(11)
+    n, m, k, lr = 4, 8, 3, np.float32(2.0**-12)
+    layer = keras.layers.Dense(k)
+    model = emulate(
+        keras.Sequential([keras.Input((m,)), layer]),
+        FormatPolicy("e4m3", "e5m2", scaling="delayed", amax_history_len=2),
+    )
+    kernel = _operands(rng, (m, k), 0.5, 3.0) * np.float32(2.0**-12)
+    kernel[0, 0] = 3.5  # the kernel's amax (448 / 128) at every step: x[:, 0] is 0
+    layer.kernel.assign(kernel)
+    bias = np.zeros(k, np.float32)
+    model.compile(
+        optimizer=keras.optimizers.SGD(float(lr)), loss=lambda t, y: keras.ops.sum(y * t, -1)
+    )
+    history = {"x": [], "w": [], "dy": []}
+
+    def scaled(a, fmt, name):
+        amax = float(np.max(np.abs(a)))
+        past = history[name][-2:] or [amax]
+        history[name].append(amax)
+        values = fpx.scale_per_tensor(a, fmt, recipe="delayed", amax_history=past).values
+        return values.astype(np.float32)
+
+    for step, (x_exp, dy_exp) in enumerate([(-10, -3), (-5, 2), (-9, -1), (-11, -3), (-11, -3)]):
+        # magnitudes down to 2**-10 of the amax: subnormal in E4M3 under too small a scale
+        x = _operands(rng, (n, m), 1.0, 3.0) * np.exp2(rng.uniform(-11, 0, (n, m)))
+        x = (x * np.float32(2.0 ** (x_exp + 7))).astype(np.float32)
+        x[:, 0] = 0
+        x[1, 1] = 3.5 * 2.0 ** (x_exp + 7)  # amax 448 * 2**x_exp
+        t = _operands(rng, (n, k), 0.5, 6.0) * np.float32(2.0**dy_exp)
+        t[2, 1] = 7 * 2.0**dy_exp  # dY = t / 4: amax 57344 * 2**(dy_exp - 15)
+        model.train_on_batch(x, t)
+        xq = scaled(x, "e4m3", "x")
+        scaled(kernel, "e4m3", "w")  # its amax history (dW does not depend on it)
+        dyq = scaled(t / np.float32(n), "e5m2", "dy")
+        kernel = (kernel - lr * _exact_matmul(xq.T, dyq)).astype(np.float32)
+        bias = (bias - lr * (t / np.float32(n)).sum(0)).astype(np.float32)
+        np.testing.assert_array_equal(_np(layer.kernel), kernel, err_msg=f"step {step}")
+        np.testing.assert_array_equal(_np(layer.bias), bias, err_msg=f"step {step}")
+    assert history["x"][1] > 448 * 2.0**-10  # step 1 saturated (scaled by step 0's)
