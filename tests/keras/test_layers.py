@@ -366,3 +366,37 @@ def test_delayed_scaling_steps_against_numpy(keras):
         np.testing.assert_array_equal(_np(layer.kernel), kernel, err_msg=f"step {step}")
         np.testing.assert_array_equal(_np(layer.bias), bias, err_msg=f"step {step}")
     assert history["x"][1] > 448 * 2.0**-10  # step 1 saturated (scaled by step 0's)
+
+
+@pytest.mark.parametrize("master", [False, True])
+def test_one_sgd_step_of_a_dense_layer_against_numpy(keras, master):
+    """dW = X_q^T dY_q with dY_q the E5M2 rounding of relu'(z + b) * dL/dy; the bias is
+    added unrounded and its gradient sums the float32 dY; kernel and bias are stored
+    in bfloat16 after the step (from their float32 masters when kept)."""
+    rng = np.random.default_rng(5)
+    n, m, k, lr = 4, 16, 5, np.float32(2.0**-4)
+    layer = keras.layers.Dense(k, activation="relu")
+    model = keras.Sequential([keras.Input((m,)), layer])
+    layer.kernel.assign(_operands(rng, (m, k)))
+    layer.bias.assign(_operands(rng, (k,), 0.1, 2.0))
+    policy = FormatPolicy("e4m3", "e5m2", "bf16", master_weights=master)
+    model = emulate(model, policy)
+    model.compile(
+        optimizer=keras.optimizers.SGD(float(lr)),
+        loss=lambda t, y: keras.ops.sum(y * t, -1),  # dL/dy = t / n
+    )
+    kernel, bias = _np(layer.kernel), _np(layer.bias)  # on the bfloat16 grid already
+    x = _operands(rng, (n, m))
+    t = _r(_operands(rng, (n, k), 1.0, 2.0), "bf16")  # 8 bits: the bias' sums are exact
+    model.train_on_batch(x, t)
+    xq, wq = _r(x, "e4m3"), _r(kernel, "e4m3")
+    dy = np.where(_exact_matmul(xq, wq) + bias > 0, t / np.float32(n), 0).astype(np.float32)
+    assert 0 < np.count_nonzero(dy) < dy.size and not np.array_equal(_r(dy, "e5m2"), dy)
+    kernel = kernel - lr * _exact_matmul(xq.T, _r(dy, "e5m2"))
+    bias = bias - lr * dy.sum(0)
+    np.testing.assert_array_equal(_np(layer.kernel), _r(kernel, "bf16"))
+    np.testing.assert_array_equal(_np(layer.bias), _r(bias, "bf16"))
+    if master:
+        masters = [_np(v) for v in model.optimizer.master_weights]
+        np.testing.assert_array_equal(masters[0], kernel)
+        np.testing.assert_array_equal(masters[1], bias)
