@@ -61,3 +61,67 @@ def test_the_readme_prints_what_print_shows() -> None:
     assert len(blocks) >= 2
     for call, shown in blocks:
         assert str(eval(call, {"fpx": fpx})) + "\n" == shown, call  # the README's own call
+
+
+_DOCUMENTED = re.compile(
+    r"\.\. (?:auto(?:function|class|data|exception)|py:data)::\s*(?:fpexplore\.)?([\w.]+)"
+)
+
+
+_MODULE_MEMBERS = re.compile(r"\.\. automodule::\s*fpexplore\.([\w.]+)\n\s+:members: ([\w, ]+)")
+
+
+def _api_names() -> set[str]:
+    """The names the API pages document, relative to ``fpexplore`` (``currentmodule``):
+    ``keras.emulate``, or ``keras.presets.PRESETS`` from an automodule's ``:members:``."""
+    text = "".join(p.read_text(encoding="utf-8") for p in (REPO / "docs/api").glob("*.rst"))
+    members = {
+        f"{module}.{name.strip()}"
+        for module, names in _MODULE_MEMBERS.findall(text)
+        for name in names.split(",")
+    }
+    return set(_DOCUMENTED.findall(text)) | members
+
+
+@pytest.mark.parametrize("module", ["fpexplore", "fpexplore.jax", "fpexplore.keras"])
+def test_the_api_pages_document_every_public_name(module: str) -> None:
+    """Every name of a public module's ``__all__`` has its entry on a topic page."""
+    if module != "fpexplore":
+        pytest.importorskip("jax")
+    import importlib
+
+    prefix = module.removeprefix("fpexplore").lstrip(".")
+    names = {f"{prefix}.{n}" if prefix else n for n in importlib.import_module(module).__all__}
+    documented = _api_names()
+    missing = sorted(
+        n
+        for n in names - documented
+        if not n.startswith("__")
+        and not any(
+            d.startswith(f"{prefix}.") and d.endswith(f".{n.split('.')[-1]}") for d in documented
+        )
+    )
+    assert not missing, f"{module}: not on any page of docs/api: {missing}"
+
+
+def test_the_conventions_page_names_every_function_with_a_default_format() -> None:
+    """'Functions that round or compute need their format named': the top-level
+    functions whose format has a default are the ones the page names as exceptions."""
+    import inspect
+
+    import fpexplore as fpx
+
+    defaulted = set()
+    for name in fpx.__all__:
+        obj = getattr(fpx, name)
+        if inspect.isfunction(obj):
+            parameters = inspect.signature(obj).parameters
+            for parameter in ("fmt", "formats"):
+                p = parameters.get(parameter)
+                if p is not None and p.default is not inspect.Parameter.empty:
+                    defaulted.add(name)
+    assert "decode" in defaulted
+    page = (REPO / "docs/api/conventions.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in page.split("\n\n") if "defaults to float64" in p)
+    for name in defaulted:
+        assert f"`{name}" in paragraph, (name, paragraph)
