@@ -226,7 +226,7 @@ def scale_per_tensor(
     Notes
     -----
     ``x * scale`` is rounded once from its exact value, whatever the input's
-    dtype (:func:`fpexplore._kernels.scaled.round_scaled`): exact in float64 for
+    dtype: exact in float64 for
     float32 and narrower ``x``, rounded to odd from Dekker's TwoProduct for
     float64 ``x``, with Fractions where neither applies. ``values`` is the float64
     quotient ``scaled / scale``, correctly rounded (exact for a power-of-two
