@@ -171,3 +171,31 @@ def test_the_api_pages_name_no_private_module_or_function() -> None:
         for name, obj in _documented_objects()
     }
     assert not {name: refs for name, refs in named.items() if refs}
+
+
+def _parameter_entries(doc: str) -> set[str] | None:
+    """The names a numpy-style ``Parameters`` section lists (``a, b : int`` gives both)."""
+    section = re.search(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", doc, re.S | re.M)
+    if section is None:
+        return None
+    entries = re.findall(r"^(\w[\w, *]*?)(?: :|$)", section[1], re.M)
+    return {n.strip().lstrip("*") for entry in entries for n in entry.split(",")}
+
+
+def test_the_api_pages_document_every_parameter() -> None:
+    """A function the API pages show, whose docstring has a Parameters section, lists
+    every public parameter of its signature there (decode_array left out fmt)."""
+    pytest.importorskip("jax")
+    import inspect
+
+    undocumented = {}
+    for name, obj in _documented_objects():
+        if not inspect.isfunction(obj):
+            continue
+        listed = _parameter_entries(inspect.getdoc(obj) or "")
+        if listed is not None:
+            params = inspect.signature(obj).parameters
+            missing = {p for p in params if not p.startswith("_") and p != "self"} - listed
+            if missing:
+                undocumented[name] = sorted(missing)
+    assert not undocumented

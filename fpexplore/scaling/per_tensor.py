@@ -215,8 +215,11 @@ def scale_per_tensor(
     rounding : rounding mode of the scaled values.
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest of
-        ``amax_history`` (the amaxes of previous steps: finite numbers >= 0; a
-        NaN or infinity anywhere in it is refused with ValueError).
+        ``amax_history``.
+    amax_history : iterable of float, optional
+        For ``recipe="delayed"`` (required there): the amaxes of previous steps,
+        finite numbers >= 0; a NaN or infinity anywhere in it is refused with
+        ValueError.
     margin, power_of_two : see :func:`compute_scale`.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).
