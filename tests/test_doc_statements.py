@@ -199,3 +199,19 @@ def test_the_api_pages_document_every_parameter() -> None:
             if missing:
                 undocumented[name] = sorted(missing)
     assert not undocumented
+
+
+def test_the_values_the_api_pages_state_are_the_codes() -> None:
+    """``.. py:data:: NAME`` with ``:value: ...`` (ROUNDING_MODES, FLAGS, ORDERS,
+    fpexplore.keras.SCALINGS) states the value the package holds."""
+    import ast
+    import importlib
+
+    text = "".join(p.read_text(encoding="utf-8") for p in (REPO / "docs/api").glob("*.rst"))
+    stated = re.findall(r"\.\. py:data:: (\S+)\n +:value: (.+)", text)
+    assert len(stated) >= 4
+    for name, value in stated:
+        if name.startswith("fpexplore.jax") or name.startswith("fpexplore.keras"):
+            pytest.importorskip("jax")
+        module, _, attr = (name if "." in name else f"fpexplore.{name}").rpartition(".")
+        assert getattr(importlib.import_module(module), attr) == ast.literal_eval(value), name
