@@ -215,3 +215,35 @@ def test_the_values_the_api_pages_state_are_the_codes() -> None:
             pytest.importorskip("jax")
         module, _, attr = (name if "." in name else f"fpexplore.{name}").rpartition(".")
         assert getattr(importlib.import_module(module), attr) == ast.literal_eval(value), name
+
+
+def _overflow_group(name: str) -> str:
+    """How the conventions page names the group of a catalogue format."""
+    if name.startswith("p3109"):
+        return "P3109"
+    if "fnuz" in name:
+        return "fnuz"
+    if name.startswith(("float6_", "float4_")):
+        return f"FP{name[5]}"
+    return name if name.startswith("float8_e") and "e5m2" not in name else "IEEE"
+
+
+def test_the_conventions_page_says_what_overflow_gives_in_every_format() -> None:
+    """'Overflow follows the format': each catalogue format's group is named in the
+    paragraph next to what ``decode`` of a huge value really gives there."""
+    import math
+
+    import fpexplore as fpx
+
+    page = (REPO / "docs/api/conventions.md").read_text(encoding="utf-8")
+    paragraph = " ".join(next(p for p in page.split("\n\n") if "**Overflow" in p).split())
+    said = {
+        "inf": paragraph.split(" give inf")[0],
+        "nan": paragraph.split(" give inf")[1].split(" NaN")[0],
+        "max": paragraph.split(" NaN")[1].split("largest value")[0],
+    }
+    for name, fmt in fpx.FORMATS.items():
+        value = fpx.decode(10**400, name).value
+        got = "nan" if math.isnan(value) else "inf" if math.isinf(value) else "max"
+        assert got != "max" or value == fmt.max, name
+        assert f"`{name}`" in said[got] or _overflow_group(name) in said[got], (name, got)
