@@ -247,3 +247,18 @@ def test_the_conventions_page_says_what_overflow_gives_in_every_format() -> None
         got = "nan" if math.isnan(value) else "inf" if math.isinf(value) else "max"
         assert got != "max" or value == fmt.max, name
         assert f"`{name}`" in said[got] or _overflow_group(name) in said[got], (name, got)
+
+
+def test_the_conventions_page_says_decode_takes_one_value() -> None:
+    """'Arrays in, arrays out' holds for the arithmetic; ``decode`` refuses an array and
+    points at ``decode_array``, as the paragraph must say."""
+    import numpy as np
+
+    import fpexplore as fpx
+
+    with pytest.raises(TypeError, match="decode_array"):
+        fpx.decode(np.array([1.0, 2.0]), "float16")
+    assert isinstance(fpx.add(np.array([1.0]), 1, "float16"), np.ndarray)
+    page = (REPO / "docs/api/conventions.md").read_text(encoding="utf-8")
+    paragraph = " ".join(next(p for p in page.split("\n\n") if "**Scalars in" in p).split())
+    assert "`decode_array`" in paragraph, paragraph
