@@ -80,8 +80,8 @@ napoleon_use_ivar = True  # "Attributes" sections as fields: properties are docu
 autodoc_mock_imports = [] if importlib.util.find_spec("jax") else ["jax"]
 
 # --- the course: executed at every build -----------------------------------------------------
-# The notebooks that import Keras outside a try block (06, the lesson, and their solutions)
-# need Keras and a backend ("fpexplore[keras]", Python 3.11+). Without them they are shown
+# The notebooks that import Keras outside a try block (06, 08, the lesson, their solutions)
+# need Keras and a backend (pip install -e ".[keras]", Python 3.11+). Without them they are shown
 # unexecuted, under a warning box that says why (fpx_docs.py adds the box).
 KERAS_NOTEBOOKS = [
     path.relative_to(DOCS).with_suffix("").as_posix()

@@ -83,3 +83,14 @@ def test_old_calls_still_work() -> None:
 def test_decode_defaults_to_float64() -> None:
     assert fpx.decode(0.1).format.name == "float64"
     assert fpx.decode(0.1).abs_error == 0.0
+
+
+@pytest.mark.parametrize("name", sorted(CALLABLES))
+def test_values_come_before_the_format(name: str) -> None:
+    """'Values first, then the format': what precedes the format is required (the values)."""
+    parameters = list(inspect.signature(CALLABLES[name]).parameters.values())
+    names = [p.name for p in parameters]
+    for format_name in FORMAT_NAMES:
+        if format_name in names:
+            for before in parameters[: names.index(format_name)]:
+                assert before.default is inspect.Parameter.empty, f"{name}: {before.name}"

@@ -103,8 +103,9 @@ def round_integers(
 
 def exact_float64(values: np.ndarray, fmt: Format, rounding: str, rng: Any = None) -> np.ndarray:
     """A float64 array whose rounding into ``fmt`` by ``rounding`` is the rounding
-    of the exact ``values`` (native byte order; float64 widened as
-    :func:`~fpexplore._kernels.dtypes.widen_into` does)."""
+    of the exact ``values`` (native byte order; floats widened to float64 exactly,
+    integers beyond 2**53 rounded first to ``fmt``'s own grid, or to odd at 53 bits for
+    the tabulated formats, so that their second rounding is exact)."""
     if values.dtype == np.float64:  # native float64: nothing to widen or pre-round
         return values
     out = np.empty(values.shape, np.float64)

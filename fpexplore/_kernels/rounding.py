@@ -78,7 +78,7 @@ def round_codes(
 
     Each value is rounded once, from its exact value (floats of any width and
     byte order, ml_dtypes arrays, integers: those beyond 2**53 with integer
-    arithmetic, see :mod:`fpexplore._kernels.integers`); results match
+    arithmetic, see :func:`exact_float64`); results match
     :func:`fpexplore.exact.round_real` bit for bit (NaN payloads included).
     The work is done in cache-sized blocks with integer arithmetic on the
     float64 bits (numpy's own casts for float16/32/64 under nearest_even).
@@ -117,7 +117,7 @@ def round_values(
 
     Blocked like :func:`round_codes`, writing float64 values directly (no codes
     in between); bit for bit the values of those codes. float32 inputs are
-    rounded on their own 32-bit codes (:mod:`fpexplore._kernels.round_f32`).
+    rounded on their own 32-bit codes.
     """
     fmt = get_format(fmt)
     check_rounding(rounding)

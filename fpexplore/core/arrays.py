@@ -100,6 +100,11 @@ def decode_array(
         ``codes=False`` says they are values. A dask array gives an
         :class:`ArrayParts` of dask arrays (``kind`` a plain uint8 array of
         :data:`fpexplore.codes.KIND_CODES`), computed chunk by chunk.
+    fmt : format spec, default "float64"
+        Anything :func:`fpexplore.get_format` reads.
+    codes : bool, optional
+        ``True``: the integers are bit patterns; ``False``: they are values. By
+        default integer arrays are bit patterns and the others values.
 
     Examples
     --------

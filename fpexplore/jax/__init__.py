@@ -15,13 +15,13 @@ the same name give, bit for bit on float32 inputs:
 
 How a value travels: it is read as its 32-bit code (``lax.bitcast_convert_type``)
 and never touched by float arithmetic, which XLA's CPU runtime runs with
-subnormals flushed to zero. The kernel (:mod:`fpexplore.jax._core`) rounds the
+subnormals flushed to zero. The kernel rounds the
 code's bits in place for formats with float32's exponent range, counts subnormal
 quanta for small values of narrower ones, and takes any other value apart into a
-significand and an exponent (:mod:`fpexplore.jax._bits`, which also multiplies and
-divides exactly for the scales); one function per rule of the format (overflow,
+significand and an exponent (the same helpers multiply and divide exactly for the
+scales); one function per rule of the format (overflow,
 zeros, infinities, NaNs) then finishes it. Stochastic rounding draws its random
-bits from a keyed hash of each element's index (:mod:`fpexplore.jax._random`).
+bits from a keyed hash of each element's index.
 Each public function compiles once per shape, dtype, format and mode: the format
 is a static argument.
 

@@ -121,7 +121,7 @@ def round_to(
 
     Stochastic rounding rounds away from zero with probability (distance to the
     neighbour toward zero) / (spacing), decided by 32 random bits per element
-    (:mod:`fpexplore.jax._random` says where they come from). The probability is
+    (a keyed hash of each element's index and ``key``). The probability is
     exact for every float32 input down to ``2**-9`` of the format's smallest
     subnormal; below that, it is truncated to a multiple of ``2**-32``.
 

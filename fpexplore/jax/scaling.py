@@ -210,11 +210,13 @@ def scale_per_tensor(
     rounding : rounding mode of the scaled values; ``stochastic`` needs ``key``.
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest entry of
-        ``amax_history`` (a 1-d float32 array of the amaxes of previous steps,
-        kept up to date with :func:`record_amax`), which cannot raise inside
-        jit: its magnitudes are read, inf and NaN skipped. A list of numbers or
-        a numpy array is taken exactly and checked as the numpy function takes
-        it (every entry finite and >= 0).
+        ``amax_history``.
+    amax_history : 1-d array, optional
+        For ``recipe="delayed"`` (required there): a float32 array of the amaxes
+        of previous steps, kept up to date with :func:`record_amax`, which cannot
+        raise inside jit: its magnitudes are read, inf and NaN skipped. A list of
+        numbers or a numpy array is taken exactly and checked as the numpy
+        function takes it (every entry finite and >= 0).
     margin, power_of_two : see :func:`compute_scale`.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).

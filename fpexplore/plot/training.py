@@ -36,6 +36,10 @@ def plot_learning_curves(
     histories : mapping of run name to a Keras ``History.history`` dict
         (``{"loss": [...], "val_accuracy": [...]}``).
     metric : the key to draw.
+    title : str, optional
+        Default ``"<metric> after each epoch"``.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure's Axes by default. Returned.
 
     Examples
     --------

@@ -219,7 +219,8 @@ def compare(
         Taken exactly, as by :func:`fpexplore.decode`: pass decimals as strings
         (``"0.1"``) to measure the error of the decimal number itself.
     formats : iterable of format specs, optional
-        Default :data:`COMPARE_FORMATS` (float64 down to float4_e2m1fn).
+        Default: float64, float32, float16, bfloat16, tf32, float8_e4m3fn,
+        float8_e5m2, float4_e2m1fn (``fpexplore.render.comparison.COMPARE_FORMATS``).
     rounding : str
         A rounding mode of :func:`fpexplore.decode`.
 

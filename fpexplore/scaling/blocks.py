@@ -189,7 +189,7 @@ def quantize_blocks(
     quotient, in every mode: ``V / X`` is exact in float64 or, where it falls
     below float64's range (an element of ``2**-1000`` in a block of ``2**120``),
     stands in for it by a float64 rounded to odd; NVFP4's quotients by ``s g``
-    are rounded to odd too (:mod:`fpexplore._kernels.scaled`). So ``"up"`` stores
+    are rounded to odd too. So ``"up"`` stores
     the least positive element for a tiny positive element, as exact rounding does.
 
     The last block along ``axis`` may be short (a ragged block): it is padded

@@ -215,8 +215,11 @@ def scale_per_tensor(
     rounding : rounding mode of the scaled values.
     recipe : "current" or "delayed"
         ``current`` takes the amax of ``x``; ``delayed`` the largest of
-        ``amax_history`` (the amaxes of previous steps: finite numbers >= 0; a
-        NaN or infinity anywhere in it is refused with ValueError).
+        ``amax_history``.
+    amax_history : iterable of float, optional
+        For ``recipe="delayed"`` (required there): the amaxes of previous steps,
+        finite numbers >= 0; a NaN or infinity anywhere in it is refused with
+        ValueError.
     margin, power_of_two : see :func:`compute_scale`.
     overflow : "saturate" (default, as FP8 training casts) or None (the format's
         own convention: inf or NaN).
@@ -226,7 +229,7 @@ def scale_per_tensor(
     Notes
     -----
     ``x * scale`` is rounded once from its exact value, whatever the input's
-    dtype (:func:`fpexplore._kernels.scaled.round_scaled`): exact in float64 for
+    dtype: exact in float64 for
     float32 and narrower ``x``, rounded to odd from Dekker's TwoProduct for
     float64 ``x``, with Fractions where neither applies. ``values`` is the float64
     quotient ``scaled / scale``, correctly rounded (exact for a power-of-two

@@ -6,9 +6,8 @@ piece is copied into float32, and each row works on magnitudes (``|q - x| =
 numbers allow:
 
 * ``none`` rows of the FP8/FP6/FP4 formats and float16 (``none32``) and MX block
-  rows (``block32``) round in float32
-  (:func:`fpexplore._kernels.round_magnitudes.round_magnitudes32`) and form the
-  error ``|q - x|`` in float32;
+  rows (``block32``) round in float32 (a kernel on the magnitudes' 32-bit codes)
+  and form the error ``|q - x|`` in float32;
 * ``per_tensor`` rows, and ``none`` rows of wider formats such as bfloat16
   (``mag64``), round ``|x| s`` in float64, where the product is exact;
 * the other rows (NVFP4, MXINT8, tabulated formats) take the wide route
