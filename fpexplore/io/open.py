@@ -121,7 +121,7 @@ def _open_path(path: str) -> Checkpoint:
     except MemoryError:
         raise
     except Exception as err:  # what a library raises on a corrupt file: h5py's RuntimeError,
-        # zipfile's NotImplementedError (an unknown compression method)...
+        # zipfile's NotImplementedError (an unknown compression method), among others
         raise CheckpointError(
             f"{name}: not a readable {kind} file: {type(err).__name__}: {err}"
         ) from err

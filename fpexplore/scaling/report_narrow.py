@@ -56,7 +56,7 @@ from .._kernels.round_magnitudes import (
 )
 from . import report_stats as S
 from .report_rows import RowPlan, Work
-from .report_wide import Context, row_stats, wide_piece_stats
+from .report_wide import Context, finite_magnitudes, row_stats, wide_piece_stats
 
 __all__ = ["narrow_piece_stats"]
 
@@ -85,15 +85,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     if padded > length:
         x2[:, length:] = 0.0
     np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
-    np.abs(x, out=a)
-    amax = float(a.max())
-    bad = 0
-    if not math.isfinite(amax):
-        nonfinite = ~np.isfinite(a)
-        bad = int(np.count_nonzero(nonfinite))
-        x[nonfinite] = 0.0
-        a[nonfinite] = 0.0
-        amax = float(a.max())
+    amax, bad = finite_magnitudes(x, a)
     a64, flags = w.a[:m], w.flags[:m]
     np.copyto(a64, a)
     zeros = int(np.count_nonzero(np.equal(a, 0.0, out=flags)))

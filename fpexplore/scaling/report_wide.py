@@ -61,6 +61,19 @@ def _overflowing(y: np.ndarray, fmt: Format | None) -> np.ndarray:
     return np.asarray((a >= top) if odd else (a > top))
 
 
+def finite_magnitudes(x: np.ndarray, a: np.ndarray) -> tuple[float, int]:
+    """Write ``|x|`` into ``a`` and set every inf and NaN of ``x`` (and ``a``) to 0:
+    the largest finite magnitude (0.0 for an empty ``x``) and how many were cleared."""
+    np.abs(x, out=a)
+    amax = float(a.max()) if a.size else 0.0
+    if math.isfinite(amax):
+        return amax, 0
+    nonfinite = ~np.isfinite(a)
+    x[nonfinite] = 0.0
+    a[nonfinite] = 0.0
+    return float(a.max()), int(np.count_nonzero(nonfinite))
+
+
 def wide_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     """The statistics of one piece (block axis last) for every row of ``plan``."""
     lead, length = piece.shape[:-1], piece.shape[-1]
@@ -76,15 +89,7 @@ def wide_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
     x, a = w.x[:m], w.a[:m]
-    np.abs(x, out=a)
-    amax = float(a.max()) if m else 0.0
-    bad = 0
-    if not math.isfinite(amax):
-        nonfinite = ~np.isfinite(x)
-        bad = int(np.count_nonzero(nonfinite))
-        x[nonfinite] = 0.0
-        a[nonfinite] = 0.0
-        amax = float(a.max())
+    amax, bad = finite_magnitudes(x, a)
     context = wide_context(x, a, rows, padded, w)
     zeros = context[3]
     if plan.figure:
