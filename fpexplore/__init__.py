@@ -43,6 +43,7 @@ from .scaling.blocks import (
     quantize_blocks,
 )
 from .scaling.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
+from .scaling.hadamard import hadamard
 from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .scaling.report import TensorReport, tensor_report
 
@@ -119,6 +120,7 @@ __all__ = [
     "from_bits",
     "get_block_format",
     "get_format",
+    "hadamard",
     "mul",
     "neg",
     "next_down",
