@@ -11,6 +11,7 @@ representation error; count the values between two numbers.
 """
 
 from .arith.accumulate import ORDERS, Accumulation, dot, sum
+from .arith.accumulation_error import AccumulationError, accumulation_error
 from .arith.arithmetic import (
     FLAGS,
     Operation,
@@ -24,6 +25,7 @@ from .arith.arithmetic import (
     sqrt,
     sub,
 )
+from .arith.gemm import ACCUMULATORS, Accumulator, gemm
 from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
@@ -77,12 +79,15 @@ _alias_moved_modules()
 __version__ = "0.1.0"
 
 __all__ = [
+    "ACCUMULATORS",
     "BLOCK_FORMATS",
     "FLAGS",
     "FORMATS",
     "ORDERS",
     "ROUNDING_MODES",
     "Accumulation",
+    "AccumulationError",
+    "Accumulator",
     "ArrayParts",
     "Binade",
     "BinadeTable",
@@ -102,6 +107,7 @@ __all__ = [
     "TensorReport",
     "__version__",
     "abs",
+    "accumulation_error",
     "add",
     "binade_table",
     "checkpoint_report",
@@ -118,6 +124,7 @@ __all__ = [
     "format_names",
     "format_table",
     "from_bits",
+    "gemm",
     "get_block_format",
     "get_format",
     "hadamard",

@@ -11,6 +11,7 @@ the same name give, bit for bit on float32 inputs:
 * :func:`quantize_blocks` quantizes and dequantizes the OCP MX formats and NVFP4,
   in blocks of any size along any axis or in 2-D tiles, with any scale rule;
 * :func:`hadamard` applies the random Hadamard transform of the NVFP4 recipe;
+* :func:`gemm` multiplies matrices with a tensor core's accumulator model;
 * :func:`scale_per_tensor` scales by a tensor's amax (current, or delayed through
   an amax history kept by :func:`record_amax`), with :func:`compute_scale` and
   :func:`amax_of`.
@@ -50,6 +51,7 @@ except ImportError as error:  # pragma: no cover - exercised without JAX
     ) from error
 
 from .blocks import quantize_blocks
+from .gemm import gemm
 from .hadamard import hadamard
 from .rounding import round_ste, round_to
 from .scaling import ScaledTensor, amax_of, compute_scale, record_amax, scale_per_tensor
@@ -58,6 +60,7 @@ __all__ = [
     "ScaledTensor",
     "amax_of",
     "compute_scale",
+    "gemm",
     "hadamard",
     "quantize_blocks",
     "record_amax",
