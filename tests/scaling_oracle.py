@@ -147,6 +147,7 @@ def expected_tiles(
             out[where] = Fraction(0)
             continue
         name = "mxint8" if spec.element == "int8" else spec.name
-        out[where] = np.vectorize(lambda v: _element(v / scale, name, spec.element, mode) * scale,
-                                  otypes=[object])(block)  # fmt: skip
+        for index in np.ndindex(block.shape):
+            block[index] = _element(block[index] / scale, name, spec.element, mode) * scale
+        out[where] = block
     return out

@@ -61,9 +61,12 @@ def test_hadamard_bit_for_bit(size: int, inverse: bool) -> None:
     np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32))
 
 
-@pytest.mark.parametrize("acc", ["h100_fp8", "h100_fp8_promoted",
-                                 fpx.Accumulator(group=8, bits=20, alignment="nearest",
-                                                 final="nearest_even", promote_every=64)])  # fmt: skip
+CUSTOM = fpx.Accumulator(
+    group=8, bits=20, alignment="nearest", final="nearest_even", promote_every=64
+)
+
+
+@pytest.mark.parametrize("acc", ["h100_fp8", "h100_fp8_promoted", CUSTOM])
 def test_gemm_bit_for_bit(acc: object) -> None:
     rng = np.random.default_rng(1)
     a = (rng.standard_normal((6, 300)) * np.exp(2 * rng.standard_normal((6, 300)))).astype(

@@ -33,8 +33,8 @@ def _name(fmt: object) -> str:
 def test_against_fraction_oracle(fmt: object, layout: tuple, mode: str) -> None:
     axis, size = layout
     x = _tensor((19, 23))
-    rules = ["floor", "rceil", "ceil", "even"] if _name(fmt) in ("mxfp4", "mxint8", "pow2_e4m3",
-                                                                "mxfp8_e4m3") else [None]  # fmt: skip
+    pow2 = _name(fmt) in ("mxfp4", "mxint8", "pow2_e4m3", "mxfp8_e4m3")
+    rules = ["floor", "rceil", "ceil", "even"] if pow2 else [None]
     for rule in rules:
         q = quantize_blocks(x, fmt, mode, axis=axis, block_size=size, scale_rule=rule)
         axes, sizes = q.axes, q.block_shape
