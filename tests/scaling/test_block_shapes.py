@@ -109,3 +109,33 @@ def test_bad_input() -> None:
         BlockFormat("x", "float8_e4m3fn", (16, 16, 16), "e8m0", 8)
     with pytest.raises(ValueError, match="tensor_amax applies"):
         quantize_blocks(np.ones(4), F32, tensor_amax=1.0)
+
+
+NVFP4_16X16 = BlockFormat("nvfp4_16x16", "float4_e2m1fn", (16, 16), "e4m3", 2)
+
+
+def _snr(x: np.ndarray, y: np.ndarray) -> float:
+    x = x.astype(np.float64)
+    return float(10 * np.log10(np.sum(x**2) / np.sum((x - y) ** 2)))
+
+
+def test_reports_answer_what_16x16_nvfp4_blocks_do_to_a_weight() -> None:
+    from fpexplore import checkpoint_report, tensor_report
+
+    w = _tensor((64, 48), seed=5)
+    pow2 = BlockFormat("pow2_64", "float8_e4m3fn", 64, "float32_pow2", 8)
+    report = tensor_report(w, ["mxfp4", NVFP4_16X16, F32, pow2])
+    by_name = {r["format"]: r for r in report.to_records()}
+    tiles = quantize_blocks(w, NVFP4_16X16, axis=(0, 1)).values
+    assert by_name["nvfp4_16x16"]["snr_db"] == pytest.approx(_snr(w, tiles), abs=1e-9)
+    assert by_name["f32_e4m3"]["snr_db"] == pytest.approx(
+        _snr(w, quantize_blocks(w, F32).values), abs=1e-9
+    )
+    assert by_name["pow2_64"]["snr_db"] == pytest.approx(
+        _snr(w, quantize_blocks(w, pow2).values), abs=1e-9
+    )
+    assert by_name["mxfp4"]["snr_db"] == tensor_report(w, "mxfp4").to_records()[0]["snr_db"]
+    record = checkpoint_report({"w": w}, [NVFP4_16X16], axis=-1).to_records()[0]
+    assert record["snr_db"] == by_name["nvfp4_16x16"]["snr_db"]
+    with pytest.raises(ValueError, match="16x16 blocks need whole tiles"):
+        tensor_report(w[:40], NVFP4_16X16)
