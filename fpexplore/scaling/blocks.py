@@ -114,7 +114,8 @@ class QuantizedBlocks:
             position = tuple(int(i) for i in index)
         else:
             position = tuple(int(i) for i in np.unravel_index(index, self.scales.shape))
-        sizes = self.block_shape or (int(self.format.block_size),)  # type: ignore[call-overload]
+        default = self.format.block_size
+        sizes = self.block_shape or (default if isinstance(default, tuple) else (default,))
         where = tile_slices(position, self.axes, sizes)
         x, codes, values = (a[where].reshape(-1) for a in (self.input, self.codes, self.values))
         scale = float(self.scale_values[position]) * (self.tensor_scale or 1.0)

@@ -117,9 +117,9 @@ def numpy_stats(
     (:mod:`~fpexplore.scaling.report_tiles`)."""
     if any(is_tiled(row) for row in rows):
         plain = [row for row in rows if not is_tiled(row)]
-        total, amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,
-                                  narrow=narrow)  # fmt: skip
-        found = iter(total.rows)
+        base, amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,
+                                 narrow=narrow)  # fmt: skip
+        found = iter(base.rows)
         merged = []
         for row in rows:
             if not is_tiled(row):
@@ -130,8 +130,8 @@ def numpy_stats(
             part, _ = numpy_stats(tiles, [flat_row(row)], 1, chunk_bytes, figure=False,
                                   narrow=narrow)  # fmt: skip
             merged.append(part.rows[0])
-        total.rows[:] = merged
-        return total, amax
+        base.rows[:] = merged
+        return base, amax
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
     align = row_align(rows)
     threads = min(_threads(x.size), 8)
