@@ -55,11 +55,15 @@ __all__ = [
 class QuantizedBlocks:
     """An array quantized block by block (the result of :func:`quantize_blocks`).
 
-    ``scales`` holds one scale code per block (shape of the input with ``axis``
-    cut to the number of blocks): E8M0 codes for MX (code ``c`` is
-    ``2**(c - 127)``, 0xFF NaN), E4M3 codes for NVFP4. ``codes`` holds the element
-    codes (uint8, shape of the input; MXINT8's as two's-complement bytes).
-    ``values`` are the dequantized values (float64, shape of the input).
+    ``scales`` holds one scale code per block (shape of the input with each block
+    axis cut to its number of blocks): E8M0 codes for MX (code ``c`` is
+    ``2**(c - 127)``, 0xFF NaN), E4M3 codes for NVFP4, float32 bits (uint32) for
+    ``float32_pow2`` and ``float32`` scales. ``codes`` holds the element codes
+    (uint8, shape of the input; MXINT8's as two's-complement bytes). ``values``
+    are the dequantized values (float64, shape of the input). ``axis`` is an int
+    for 1-D blocks and a pair for 2-D tiles (:attr:`axes` is always a tuple);
+    ``block_shape`` the block's size along each block axis; ``scale_rule`` the
+    rule of a power-of-two scale (None for the others).
     """
 
     format: BlockFormat
