@@ -226,7 +226,7 @@ def quantize_blocks(
     >>> w.scales.shape, w.block_size
     ((2, 3), (16, 16))
     >>> quantize_blocks([7.0, 1.0], "mxfp4", scale_rule="rceil").values.tolist()  # X = 2
-    [8.0, 2.0]
+    [8.0, 1.0]
     """
     spec = get_block_format(fmt)
     check_rounding(rounding)
