@@ -59,17 +59,17 @@ def _npy_header(f: IO[bytes], where: str) -> tuple[TensorSpec, Literal["C", "F"]
         raise CheckpointError(f"{where}: not a valid .npy header: {err}") from None
     if dtype.hasobject:
         raise CheckpointError(
-            f"{where} holds Python objects (dtype {dtype}), stored pickled; "
+            f"{where}: holds Python objects (dtype {dtype}), stored pickled; "
             "expected an array of numbers"
         )
     if dtype.kind == "V":
         raise CheckpointError(
-            f"{where} holds raw {dtype.itemsize}-byte records (dtype {dtype.str!r}), as numpy "
+            f"{where}: holds raw {dtype.itemsize}-byte records (dtype {dtype.str!r}), as numpy "
             "saves ml_dtypes arrays such as bfloat16: the file does not say which format; "
             "save float32 values, or a .safetensors file, which names its dtypes"
         )
     if dtype.kind not in "biufc":
-        raise CheckpointError(f"{where} holds dtype {dtype}; expected numbers")
+        raise CheckpointError(f"{where}: holds dtype {dtype}; expected numbers")
     order: Literal["C", "F"] = "F" if fortran else "C"
     return TensorSpec(tuple(shape), dtype), order, f.tell() - begin
 
