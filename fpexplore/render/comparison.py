@@ -189,7 +189,8 @@ def _error_text(value: Any) -> str:
 
 
 def _flag(exact: Any, parts: Any, rounding: str) -> str:
-    """'overflow', 'underflow', 'saturated', 'invalid' or '' (see :func:`compare`)."""
+    """'overflow', 'underflow', 'saturated', 'invalid', 'inexact' or '' (see
+    :func:`compare`)."""
     fmt = parts.format
     if exact.special == "inf":
         if fmt.has_infinity:
@@ -205,7 +206,7 @@ def _flag(exact: Any, parts: Any, rounding: str) -> str:
     mode = _magnitude_mode(rounding, exact.sign)
     if parts.error != 0 and tiny_after_rounding(exact.magnitude, fmt, mode):
         return "underflow"
-    return ""
+    return "inexact" if parts.error != 0 else ""
 
 
 def compare(
@@ -257,12 +258,14 @@ def compare(
       (zero and negative numbers in the unsigned ``float8_e8m0fnu``).
     - ``no NaN``: the input is NaN and the format (FP6, FP4) has no NaN; the
       row is otherwise empty.
+    - ``inexact``: none of the above, and the value is stored inexactly (it is
+      rounded); an empty flag means it is stored exactly.
 
     Examples
     --------
     >>> t = compare(1e6, ["float32", "float16", "bfloat16"])
     >>> [(r["format"], r["stored"], r["flag"]) for r in t.to_records()]
-    [('float32', 1000000.0, ''), ('float16', 'inf', 'overflow'), ('bfloat16', 999424.0, '')]
+    [('float32', 1000000.0, ''), ('float16', 'inf', 'overflow'), ('bfloat16', 999424.0, 'inexact')]
     >>> compare("1e-10", ["float16"]).to_records()[0]["flag"]
     'underflow'
     """
