@@ -48,3 +48,25 @@ def test_an_empty_count_range_says_why_it_is_empty(capsys) -> None:
         assert ("the range is empty" in out) == (argv[0] != "2**3"), out
     status, out, _ = run(capsys, "--count", "-1e400", "-1e300")
     assert "empty" not in out
+
+
+def test_a_tensor_of_nan_alone_has_no_snr_and_fails(tmp_path, capsys) -> None:
+    import math
+
+    import numpy as np
+
+    from fpexplore import checkpoint_report, tensor_report
+
+    nan = np.full(64, np.nan, np.float32)
+    w = np.linspace(-1, 1, 64, dtype=np.float32)
+    assert all(math.isnan(r["snr_db"]) for r in tensor_report(nan, "e4m3").to_records())
+    report = checkpoint_report({"nan": nan, "w": w}, ["e4m3"], progress=False)
+    assert report.worst(1).records[0]["tensor"] == "nan"  # failing: shown first
+    for row in report.summary().to_records():
+        assert row["passing"] == 1 and row["worst_tensor"] == "nan", row
+        assert math.isnan(row["min_snr_db"]) and math.isfinite(row["snr_db"]), row
+    alone = checkpoint_report({"nan": nan}, ["e4m3"], progress=False).summary().to_records()
+    assert all(r["passing"] == 0 and math.isnan(r["snr_db"]) for r in alone), alone
+    np.save(tmp_path / "nan.npy", nan)
+    status, out, _ = run(capsys, "report", str(tmp_path / "nan.npy"), "-f", "e4m3")
+    assert status == 0 and "0 (0%)" in out and "nan" in out
