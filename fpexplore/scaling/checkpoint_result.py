@@ -45,7 +45,8 @@ class CheckpointSummary:
     min_snr_db: float
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per (format, scaling): ``format``, ``scaling``, ``tensors``,
+        """One dict per (format, scaling): ``format``, ``scaling``, ``block_format``
+        (the block row's MX or NVFP4 format, as the records name it), ``tensors``,
         ``parameters``, ``passing``, ``pass_share``, ``snr_db`` (parameter-weighted),
         ``min_snr_db`` (the worst tensor's), ``worst_tensor``, ``overflow``,
         ``clipped``, ``flushed_to_zero``."""
@@ -186,7 +187,8 @@ def _summary_row(key: tuple[str, str], rows: list[dict[str, Any]], floor: float)
     worst = min(range(len(rows)), key=lambda i: _badness(rows[i], i))
     passing = sum(passes(r, floor) for r in rows)
     return {
-        "format": key[0], "scaling": key[1], "tensors": len(rows),
+        "format": key[0], "scaling": key[1], "block_format": rows[0].get("block_format"),
+        "tensors": len(rows),
         "parameters": sum(r["size"] for r in rows), "passing": passing,
         "pass_share": passing / len(rows), "snr_db": weighted,
         "min_snr_db": rows[worst]["snr_db"], "worst_tensor": rows[worst]["tensor"],

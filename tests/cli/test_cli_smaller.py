@@ -70,3 +70,21 @@ def test_a_tensor_of_nan_alone_has_no_snr_and_fails(tmp_path, capsys) -> None:
     np.save(tmp_path / "nan.npy", nan)
     status, out, _ = run(capsys, "report", str(tmp_path / "nan.npy"), "-f", "e4m3")
     assert status == 0 and "0 (0%)" in out and "nan" in out
+
+
+def test_the_mx_block_row_has_one_name_everywhere(tmp_path, capsys) -> None:
+    import numpy as np
+
+    from fpexplore import checkpoint_report, tensor_report
+
+    w = np.linspace(-3, 3, 64, dtype=np.float32)
+    np.save(tmp_path / "w.npy", w)
+    _, out, _ = run(capsys, "report", str(tmp_path / "w.npy"), "-f", "e4m3")
+    table, summary = out.split("summary per format and scaling")
+    row = next(line for line in summary.splitlines() if " block" in line)
+    assert "float8_e4m3fn  block (mxfp8_e4m3)" in row, row
+    assert "block (mxfp8_e4m3)" in table and "block (mxfp8_e4m3)" in str(tensor_report(w, "e4m3"))
+    report = checkpoint_report({"w": w}, "e4m3", progress=False)
+    assert "block (mxfp8_e4m3)" in str(report.summary())
+    block = [r for r in report.summary().to_records() if r["scaling"] == "block"]
+    assert [r["block_format"] for r in block] == ["mxfp8_e4m3"]
