@@ -28,7 +28,8 @@ is read.
 
 Examples
 --------
->>> import h5py, numpy as np, os, tempfile
+>>> import numpy as np, os, tempfile
+>>> h5py = __import__("pytest").importorskip("h5py")
 >>> path = os.path.join(tempfile.mkdtemp(), "w.h5")
 >>> with h5py.File(path, "w") as f:
 ...     f["ok"] = np.ones(4, np.float32)

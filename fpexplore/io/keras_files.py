@@ -228,6 +228,8 @@ def _legacy(h5: Any, file_name: str) -> dict[str, tuple[str, TensorSpec]]:
             dataset = group[weight]
             name = re.sub(r":\d+$", "", weight)
             where = f"{file_name}: variable {name!r}"
+            if name in found:
+                raise CheckpointError(f"{where} appears twice")
             found[name] = (dataset.name, TensorSpec(tuple(dataset.shape), _dtype(dataset, where)))
     return found
 

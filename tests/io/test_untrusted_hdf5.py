@@ -255,3 +255,15 @@ def test_a_lying_zip_size_is_refused(tmp_path: Path) -> None:
     _lie_about_size(path, "model.weights.h5", 2**32 - 2)
     with pytest.raises(CheckpointError, match=r"^m.keras: model.weights.h5 claims 4294967294"):
         open_checkpoint(path)
+
+
+def test_a_legacy_file_naming_one_weight_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "old.h5"
+    with h5py.File(path, "w") as f:
+        f.attrs["layer_names"] = [b"a", b"b"]
+        for layer in ("a", "b"):
+            group = f.create_group(layer)
+            group.attrs["weight_names"] = [b"dense/kernel:0"]
+            group.create_group("dense")["kernel:0"] = np.ones((2, 2), np.float32)
+    with pytest.raises(CheckpointError, match=r"^old.h5: variable 'dense/kernel' appears twice"):
+        open_checkpoint(path)
