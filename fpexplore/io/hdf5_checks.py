@@ -43,6 +43,7 @@ fpexplore.io.checkpoint.CheckpointError: w.h5: dataset '/big' declares 439804651
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
@@ -105,8 +106,7 @@ def check_dataset(dataset: Any, where: str, size: int) -> None:
 
 def check_contained(h5: Any, where: str, size: int) -> None:
     """Check every link and dataset of an open HDF5 file (see the module notes)."""
-    import h5py
-
+    h5py = importlib.import_module("h5py")  # (untyped)
     names: list[str] = []
     h5.id.links.visit(lambda raw: names.append(raw.decode("utf-8", "surrogateescape")))
     datasets = []

@@ -121,10 +121,12 @@ def _member(path: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, siz
 def _inflate(path: str, info: zipfile.ZipInfo, spec: TensorSpec, where: str) -> Any:
     """A deflated member's array, read into an array of the size checked at open."""
     try:
-        with zipfile.ZipFile(path) as z, z.open(info.filename) as f:
+        with zipfile.ZipFile(path) as z, z.open(info.filename) as member:
+            f: Any = member
             _, order, _ = _npy_header(f, where)
             out = np.empty(spec.shape, spec.dtype, order=order)
-            view = memoryview(out.reshape(-1, order="A")).cast("B")
+            flat: Any = out.reshape(-1, order="A")  # a view: the bytes in the file's order
+            view = memoryview(flat).cast("B")
             got = 0
             while got < spec.nbytes:
                 n = f.readinto(view[got:])
