@@ -89,8 +89,8 @@ def check_dataset(dataset: Any, where: str, size: int) -> None:
                 f"outside this file; accepted: {', '.join(FILTERS.values())}"
             )
         shrinks = shrinks or code in _SHRINKING
-    shape = dataset.shape or ()
-    declared = math.prod(int(n) for n in shape) * dataset.dtype.itemsize
+    shape = dataset.shape  # None: an empty (null) dataspace, which holds nothing
+    declared = 0 if shape is None else math.prod(int(n) for n in shape) * dataset.dtype.itemsize
     stored = int(dataset.id.get_storage_size())
     if stored > size:
         raise CheckpointError(
@@ -99,7 +99,7 @@ def check_dataset(dataset: Any, where: str, size: int) -> None:
     if declared > stored * (MAX_RATIO if shrinks else 1):
         how = f" (compressed: at most {MAX_RATIO} bytes of values a stored byte)" if shrinks else ""
         raise CheckpointError(
-            f"{what} declares {declared} bytes ({dataset.dtype} {tuple(shape)}) but stores "
+            f"{what} declares {declared} bytes ({dataset.dtype} {shape}) but stores "
             f"{stored}{how}: its values are not in the file"
         )
 

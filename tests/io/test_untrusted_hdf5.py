@@ -267,3 +267,11 @@ def test_a_legacy_file_naming_one_weight_twice_is_refused(tmp_path: Path) -> Non
             group.create_group("dense")["kernel:0"] = np.ones((2, 2), np.float32)
     with pytest.raises(CheckpointError, match=r"^old.h5: variable 'dense/kernel' appears twice"):
         open_checkpoint(path)
+
+
+def test_an_empty_dataspace_in_the_optimizer_is_no_lie(tmp_path: Path) -> None:
+    path = tmp_path / "m.weights.h5"
+    with h5py.File(path, "w") as f:
+        _layer(f, np.ones((3, 2), np.float32))
+        f.create_group("optimizer").create_dataset("nothing", data=h5py.Empty("f4"))
+    assert list(open_checkpoint(path)) == ["dense/kernel", "dense/bias"]
