@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -194,11 +195,21 @@ class _Shown(float):
         return cell
 
 
+def _row_error(op: Operation) -> float:
+    """The row's relative error: the operation's own, or inf where an operand overflowed
+    to infinity (the result then stands for no finite value near the exact one)."""
+    for p in op.operands:
+        if "overflow" in p.flags and math.isinf(p.abs_error):
+            return math.inf
+    return op.rel_error
+
+
 def operation_table(ops: list[Operation]) -> Table:
-    """One row per format: the result (see :func:`result_text`), its bits, its error and
+    """One row per format: the result (see :func:`result_text`), its bits, its relative
+    error (inf where an operand overflowed to infinity, as the note below says) and
     the flags (an operand's too, marked ``a:``)."""
     rows = [
-        (op.format.name, _Shown(op.parts), op.parts.hex, op.rel_error, _flags_cell(op))
+        (op.format.name, _Shown(op.parts), op.parts.hex, _row_error(op), _flags_cell(op))
         for op in ops
     ]
     title = f"{ops[0].expression} ({ops[0].rounding})"

@@ -16,6 +16,7 @@ each normal binade of float32 holds 2**23 = 8388608 values; this is 0.5 times th
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import sys
@@ -161,9 +162,17 @@ def _count(args: argparse.Namespace) -> int:
     records = [count_record(lo, hi, fmt, exact=exact) for fmt in formats]
     if args.json:
         _show(records if len(records) > 1 else records[0], as_json=True)
-    else:
-        _show(count_text(records), as_json=False)
+        return 0
+    low, high = (_ordered(parse_real(bound)) for bound in exact)
+    empty = f"\nthe range is empty: LO = {lo} is not below HI = {hi} (LO <= v < HI)"
+    _show(count_text(records) + (empty if low >= high else ""), as_json=False)
     return 0
+
+
+def _ordered(x: Any) -> Any:
+    """An exact number (or +-inf) as something that compares by value."""
+    magnitude = math.inf if x.special == "inf" else x.magnitude
+    return -magnitude if x.sign else magnitude
 
 
 def _plot(args: argparse.Namespace, value: str | None) -> int:

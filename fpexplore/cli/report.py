@@ -4,8 +4,9 @@
 :func:`fpexplore.open_checkpoint` (safetensors, npy/npz, Keras, ONNX, torch), runs
 :func:`fpexplore.checkpoint_report` on it, and prints the worst rows (lowest SNR
 first), then one summary line per (format, scaling). ``--json`` and ``--csv`` print
-the records instead. A bad file, format or argument: exit status 2 and one line on
-stderr.
+the records instead. A bad file, format or argument, and any other failure (out of
+memory, a read error of the system, a library's own error): exit status 2 and one
+line on stderr, never a traceback.
 
 Examples
 --------
@@ -193,9 +194,12 @@ def _fail(message: str) -> int:
 
 def report_main(argv: Sequence[str]) -> int:
     """Run ``fpexplore report`` with ``argv`` (the arguments after ``report``);
-    return the exit status."""
+    return the exit status. Every failure is exit status 2 and one line on stderr."""
+    path = ""
     try:
-        return _run(build_report_parser().parse_args(list(argv)))
+        args = build_report_parser().parse_args(list(argv))
+        path = os.path.basename(args.path.strip()) or args.path
+        return _run(args)
     except SystemExit as done:  # --help
         return done.code if isinstance(done.code, int) else 0
     except (UsageError, ValueError, TypeError, OverflowError, KeyError) as err:
@@ -205,4 +209,11 @@ def report_main(argv: Sequence[str]) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except OSError as err:  # a file that cannot be read
-        return _fail(f"{err.strerror or err}: {err.filename}" if err.filename else str(err))
+        if err.filename:
+            return _fail(f"{err.strerror or err}: {err.filename}")
+        return _fail(f"{path}: {err.strerror or err or type(err).__name__}")
+    except MemoryError as err:
+        said = f" ({err})" if str(err) else ""
+        return _fail(f"{path}: out of memory{said}")
+    except Exception as err:  # a library's own error on a file it cannot read, and the like
+        return _fail(f"{path}: {type(err).__name__}: {err}")

@@ -25,17 +25,20 @@ also hold under ``optimizer``, is not part of the model and is left out.
 bfloat16 variables (stored by Keras as 2-byte opaque data marked ``dtype:
 bfloat16``) come back as ml_dtypes bfloat16. Each tensor is read from the file when
 asked for; a ``.keras`` archive stores its members uncompressed, so the HDF5 file
-inside it is read in place. Legacy Keras 2 ``.h5`` files (``model_weights``, with
+inside it is read in place (one re-zipped with deflate is inflated once, into a
+temporary file). Before anything is read, the HDF5 file is checked to reach
+nowhere outside itself and to declare no more than it stores
+(:mod:`.hdf5_checks`), and ``config.json`` to be under :data:`MAX_CONFIG` bytes
+(:mod:`.keras_archive`). Legacy Keras 2 ``.h5`` files (``model_weights``, with
 variable names stored) are read too.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import re
-import zipfile
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -43,9 +46,10 @@ import numpy as np
 
 from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
 from .checkpoint import ml_dtype as _ml_dtype
-from .zip_members import Window, stored_data_start
+from .hdf5_checks import check_contained, check_dataset
+from .keras_archive import MAX_CONFIG, Inflated, weights_member
 
-__all__ = ["VARIABLES", "read_keras", "read_weights_h5"]
+__all__ = ["MAX_CONFIG", "VARIABLES", "read_keras", "read_weights_h5"]
 
 _KERNEL_BIAS = ("kernel", "bias")
 VARIABLES: dict[str, tuple[str, ...]] = {
@@ -224,38 +228,18 @@ def _legacy(h5: Any, file_name: str) -> dict[str, tuple[str, TensorSpec]]:
             dataset = group[weight]
             name = re.sub(r":\d+$", "", weight)
             where = f"{file_name}: variable {name!r}"
+            if name in found:
+                raise CheckpointError(f"{where} appears twice")
             found[name] = (dataset.name, TensorSpec(tuple(dataset.shape), _dtype(dataset, where)))
     return found
 
 
-def _weights_member(path: str, name: str) -> tuple[Callable[[], Any], Any]:
-    """An opener of ``model.weights.h5`` inside a ``.keras`` zip, and the model config."""
-    try:
-        with zipfile.ZipFile(path) as z:
-            names = z.namelist()
-            if "model.weights.h5" not in names:
-                raise CheckpointError(
-                    f"{name}: no model.weights.h5 inside (members: {', '.join(names)}); "
-                    "expected a .keras file written by model.save"
-                )
-            info = z.getinfo("model.weights.h5")
-            config = json.loads(z.read("config.json")) if "config.json" in names else None
-            if info.compress_type == zipfile.ZIP_STORED:  # as Keras writes it: read in place
-                with open(path, "rb") as f:
-                    start = stored_data_start(f, info, f"{name}: model.weights.h5")
-                return (lambda: Window(path, start, info.file_size)), config
-    except (zipfile.BadZipFile, OSError, ValueError) as err:
-        if isinstance(err, CheckpointError):
-            raise
-        raise CheckpointError(f"{name}: not a readable .keras archive: {err}") from None
-    return (lambda: zipfile.ZipFile(path).open("model.weights.h5")), config
-
-
-def _checkpoint(path: str, opener: Callable[[], Any], config: Any) -> Checkpoint:
+def _checkpoint(path: str, opener: Callable[[], Any], config: Any, size: int) -> Checkpoint:
     name = os.path.basename(path)
     h5py = _h5py(name)
     try:
         with opener() as raw, h5py.File(raw, "r") as h5:
+            check_contained(h5, name, size)  # before anything is read
             layout = _read_layout(h5, name, config)
     except CheckpointError:
         raise
@@ -265,6 +249,7 @@ def _checkpoint(path: str, opener: Callable[[], Any], config: Any) -> Checkpoint
     def load(dataset: str, spec: TensorSpec) -> Callable[[], Any]:
         def read() -> Any:
             with opener() as raw, h5py.File(raw, "r") as h5:
+                check_dataset(h5[dataset], name, size)  # the file may have changed
                 return np.asarray(h5[dataset][()]).view(spec.dtype).reshape(spec.shape)
 
         return read
@@ -275,11 +260,19 @@ def _checkpoint(path: str, opener: Callable[[], Any], config: Any) -> Checkpoint
 
 def read_weights_h5(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of a ``.weights.h5`` (or legacy Keras ``.h5``) file."""
-    return _checkpoint(path, lambda: open(path, "rb"), None)
+    return _checkpoint(path, lambda: open(path, "rb"), None, os.path.getsize(path))
 
 
 def read_keras(path: str) -> Checkpoint:
     """A :class:`Checkpoint` of a ``.keras`` archive's model variables."""
     _h5py(os.path.basename(path))  # first, so that a missing h5py is what is reported
-    opener, config = _weights_member(path, os.path.basename(path))
-    return _checkpoint(path, opener, config)
+    opener, config, size = weights_member(path, os.path.basename(path))
+    if not isinstance(opener, Inflated):
+        return _checkpoint(path, opener, config, size)
+    try:
+        checkpoint = _checkpoint(path, opener, config, size)
+    except BaseException:
+        opener.file.close()
+        raise
+    weakref.finalize(checkpoint, opener.file.close)  # the temporary file lives as long
+    return checkpoint

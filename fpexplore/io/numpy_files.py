@@ -9,6 +9,12 @@
   one member at a time (its whole size in memory while it is used). Opening reads
   only each member's ``.npy`` header.
 
+Every size is checked before anything is allocated: a header must describe
+exactly the bytes its member (or file) holds, a deflated member may claim no more
+than deflate can give from its compressed bytes
+(:func:`~fpexplore.io.zip_members.check_member`), and two members of one name are
+refused (``np.load`` would keep the last silently).
+
 Arrays of Python objects (which ``.npy`` stores pickled) are refused: reading
 them would run code from the file. So are arrays of raw records (``'<V2'``), which
 is how numpy saves ml_dtypes arrays: the file does not say whether its 2-byte
@@ -34,7 +40,7 @@ from typing import IO, Any, Literal
 import numpy as np
 
 from .checkpoint import Checkpoint, CheckpointError, Entry, Raw, TensorSpec
-from .zip_members import stored_data_start
+from .zip_members import check_member, stored_data_start
 
 __all__ = ["read_npy", "read_npz"]
 
@@ -53,17 +59,17 @@ def _npy_header(f: IO[bytes], where: str) -> tuple[TensorSpec, Literal["C", "F"]
         raise CheckpointError(f"{where}: not a valid .npy header: {err}") from None
     if dtype.hasobject:
         raise CheckpointError(
-            f"{where} holds Python objects (dtype {dtype}), stored pickled; "
+            f"{where}: holds Python objects (dtype {dtype}), stored pickled; "
             "expected an array of numbers"
         )
     if dtype.kind == "V":
         raise CheckpointError(
-            f"{where} holds raw {dtype.itemsize}-byte records (dtype {dtype.str!r}), as numpy "
+            f"{where}: holds raw {dtype.itemsize}-byte records (dtype {dtype.str!r}), as numpy "
             "saves ml_dtypes arrays such as bfloat16: the file does not say which format; "
             "save float32 values, or a .safetensors file, which names its dtypes"
         )
     if dtype.kind not in "biufc":
-        raise CheckpointError(f"{where} holds dtype {dtype}; expected numbers")
+        raise CheckpointError(f"{where}: holds dtype {dtype}; expected numbers")
     order: Literal["C", "F"] = "F" if fortran else "C"
     return TensorSpec(tuple(shape), dtype), order, f.tell() - begin
 
@@ -83,34 +89,56 @@ def read_npy(path: str) -> Checkpoint:
     return Checkpoint(path, "npy", {stem: Entry(spec, Raw(path, offset, order))})
 
 
-def _member(path: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> Entry:
+def _holds(spec: TensorSpec, header: int, info: zipfile.ZipInfo, where: str) -> None:
+    if header + spec.nbytes != info.file_size:
+        raise CheckpointError(
+            f"{where}: its header describes {spec.nbytes} bytes of {spec.dtype} "
+            f"{spec.shape} but the member holds {info.file_size - header}"
+        )
+
+
+def _member(path: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, size: int) -> Entry:
     where = f"{name}: member {info.filename!r}"
-    if info.flag_bits & 1:
-        raise CheckpointError(f"{where} is encrypted")
+    check_member(info, where, size)  # sizes that agree; no more than deflate can give
     if info.compress_type == zipfile.ZIP_STORED:
         with open(path, "rb") as f:
             start = stored_data_start(f, info, where)
             f.seek(start)
             spec, order, header = _npy_header(f, where)
-        if header + spec.nbytes != info.file_size:
-            raise CheckpointError(
-                f"{where}: its header describes {spec.nbytes} bytes of {spec.dtype} "
-                f"{spec.shape} but the member holds {info.file_size - header}"
-            )
+        _holds(spec, header, info, where)
+        if start + info.file_size > size:
+            raise CheckpointError(f"{where} runs past the end of the archive: truncated")
         return Entry(spec, Raw(path, start + header, order))
     try:
         with z.open(info) as f:
-            spec, _, _ = _npy_header(f, where)
+            spec, _, header = _npy_header(f, where)
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:  # bytes that do not inflate
         raise CheckpointError(f"{where} cannot be decompressed: {err}") from None
-    return Entry(spec, lambda: _inflate(path, info.filename, where))
+    _holds(spec, header, info, where)  # the header promises what the member's size says
+    return Entry(spec, lambda: _inflate(path, info, spec, where))
 
 
-def _inflate(path: str, member: str, where: str) -> Any:
+def _inflate(path: str, info: zipfile.ZipInfo, spec: TensorSpec, where: str) -> Any:
+    """A deflated member's array, read into an array of the size checked at open."""
     try:
-        with zipfile.ZipFile(path) as z, z.open(member) as f:
-            return np.lib.format.read_array(f, allow_pickle=False)
+        with zipfile.ZipFile(path) as z, z.open(info.filename) as member:
+            f: Any = member
+            _, order, _ = _npy_header(f, where)
+            out = np.empty(spec.shape, spec.dtype, order=order)
+            flat: Any = out.reshape(-1, order="A")  # a view: the bytes in the file's order
+            view = memoryview(flat).cast("B")
+            got = 0
+            while got < spec.nbytes:
+                n = f.readinto(view[got:])
+                if not n:
+                    raise EOFError(f"it ends after {got} of {spec.nbytes} bytes")
+                got += n
+            if f.read(1):
+                raise ValueError("it holds more bytes than its header describes")
+            return out
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as err:
+        if isinstance(err, CheckpointError):
+            raise
         raise CheckpointError(f"{where} cannot be read: {err}") from None
 
 
@@ -122,6 +150,7 @@ def read_npz(path: str) -> Checkpoint:
     except (zipfile.BadZipFile, OSError) as err:
         raise CheckpointError(f"{name}: not a zip archive (an .npz file is one): {err}") from None
     entries: dict[str, Entry] = {}
+    size = os.path.getsize(path)
     with z:
         for info in z.infolist():
             if info.is_dir():
@@ -131,5 +160,8 @@ def read_npz(path: str) -> Checkpoint:
                     f"{name}: member {info.filename!r} is not a .npy array; "
                     "an .npz file holds .npy members only"
                 )
-            entries[info.filename[: -len(".npy")]] = _member(path, z, info, name)
+            key = info.filename[: -len(".npy")]
+            if key in entries:
+                raise CheckpointError(f"{name}: two members are named {info.filename!r}")
+            entries[key] = _member(path, z, info, name, size)
     return Checkpoint(path, "npz", entries)

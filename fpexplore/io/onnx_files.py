@@ -13,7 +13,12 @@ left out, as are sparse initializers and the subgraphs of control-flow nodes.
 Values come from ``onnx.numpy_helper.to_array``, which gives bfloat16 and FP8 as
 ml_dtypes types. The model's protobuf is parsed once, when the file is opened;
 weights stored as external data (models over 2 GB) are read from their files one
-tensor at a time, when asked for.
+tensor at a time, when asked for. An external data file must lie in the model's
+folder: a location that is absolute, climbs out with ``..`` or passes through a
+symbolic link is refused when the file is opened, before anything outside the
+folder is looked at (:func:`external_file`). Every tensor's declared shape is
+checked against the bytes that hold it (raw, typed or external; FP4 and FP6
+packed several to a byte).
 
 Examples
 --------
@@ -43,7 +48,7 @@ import numpy as np
 
 from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
 
-__all__ = ["FLOAT_TYPES", "read_onnx"]
+__all__ = ["FLOAT_TYPES", "external_file", "read_onnx"]
 
 FLOAT_TYPES = (
     "FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
@@ -59,8 +64,41 @@ def _onnx(name: str) -> Any:
         raise MissingLibraryError(f"{name}: reading ONNX models needs onnx: {EXTRA}") from err
 
 
+def external_file(base: str, location: str, where: str) -> str:
+    """The file that external data ``location`` names in the folder ``base``.
+
+    Refused, before anything outside ``base`` is looked at: an absolute path, a
+    ``..`` that climbs out of ``base``, and any symbolic link on the way (onnx
+    reads none, and one could lead anywhere). Each component is looked at (with
+    ``lstat``) inside ``base`` only, so nothing outside the folder is touched."""
+    text = f"{where}: its external data location {location!r}"
+    if "\0" in location:
+        raise CheckpointError(f"{text} holds a NUL character; refused")
+    if os.path.isabs(location) or location.startswith("\\"):
+        raise CheckpointError(f"{text} is an absolute path, outside the model's folder; refused")
+    current: list[str] = []
+    for part in location.replace("\\", "/").split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not current:
+                raise CheckpointError(f"{text} leads outside the model's folder; refused")
+            current.pop()
+            continue
+        current.append(part)
+        if os.path.islink(os.path.join(base, *current)):  # lstat, inside the folder
+            raise CheckpointError(
+                f"{text} passes through the symbolic link {'/'.join(current)!r}, which could "
+                "lead outside the model's folder (onnx reads no symbolic links); refused"
+            )
+    return os.path.join(base, *current)
+
+
 def _loader(onnx: Any, tensor: Any, base: str, where: str) -> Callable[[], Any]:
     def load() -> Any:
+        if tensor.data_location == onnx.TensorProto.EXTERNAL:  # checked again: it may change
+            info = {entry.key: entry.value for entry in tensor.external_data}
+            external_file(base, info.get("location", ""), where)
         try:
             return onnx.numpy_helper.to_array(tensor, base_dir=base)
         except (OSError, ValueError, TypeError) as err:
@@ -73,23 +111,39 @@ _TYPED = ("float_data", "double_data", "int32_data", "int64_data", "uint64_data"
 """TensorProto's typed fields, which hold values when ``raw_data`` does not."""
 
 
+_PACKED = {"float4_e2m1fn": 4, "float6_e2m3fn": 6, "float6_e3m2fn": 6}
+"""Types that ONNX packs several to a byte, and their bits."""
+
+
+def _int(info: dict[str, str], key: str, default: int, where: str) -> int:
+    try:
+        value = int(info.get(key, default))
+    except ValueError:
+        raise CheckpointError(f"{where}: its external data {key} is {info[key]!r}") from None
+    if value < 0:
+        raise CheckpointError(f"{where}: its external data {key} is {value}; expected >= 0")
+    return value
+
+
 def _check_bytes(onnx: Any, tensor: Any, spec: TensorSpec, base: str, where: str) -> None:
     """Refuse raw or external bytes that do not hold the tensor's shape."""
-    if spec.dtype.name.startswith(("float4_", "float6_")):  # not float64
-        return  # packed several to a byte: onnx checks these when it reads them
-    need = spec.nbytes
+    bits = _PACKED.get(spec.dtype.name, 8 * spec.dtype.itemsize)
+    need = (spec.size * bits + 7) // 8
     if tensor.data_location == onnx.TensorProto.EXTERNAL:
         info = {entry.key: entry.value for entry in tensor.external_data}
-        file = os.path.join(base, info.get("location", ""))
-        if not info.get("location") or not os.path.isfile(file):
+        if not info.get("location"):
+            raise CheckpointError(f"{where}: its external data names no file (no location)")
+        file = external_file(base, info["location"], where)  # before anything is looked at
+        if not os.path.isfile(file):
             raise CheckpointError(
-                f"{where}: its external data file {info.get('location')!r} is missing"
+                f"{where}: its external data file {info['location']!r} is missing"
             )
-        offset, length = int(info.get("offset", 0)), int(info.get("length", need))
-        if length != need or offset + length > os.path.getsize(file):
+        offset, length = _int(info, "offset", 0, where), _int(info, "length", need, where)
+        size = os.path.getsize(file)
+        if length != need or offset + length > size:
             raise CheckpointError(
                 f"{where}: shape {spec.shape} needs {need} bytes; its external data holds "
-                f"{length} from offset {offset} of a {os.path.getsize(file)}-byte file"
+                f"{length} from offset {offset} of a {size}-byte file"
             )
     elif tensor.HasField("raw_data"):
         if len(tensor.raw_data) != need:
@@ -99,10 +153,11 @@ def _check_bytes(onnx: Any, tensor: Any, spec: TensorSpec, base: str, where: str
             )
     else:  # values in a typed field: one entry a value (16 bits or fewer in int32_data)
         field = next((f for f in _TYPED if len(getattr(tensor, f))), "float_data")
-        if len(getattr(tensor, field)) != spec.size:
+        count = len(getattr(tensor, field))
+        packed = spec.dtype.name in _PACKED  # several values an entry: at most 32 bits' worth
+        if (count != spec.size) if not packed else not -(-need // 4) <= count <= spec.size:
             raise CheckpointError(
-                f"{where}: shape {spec.shape} holds {spec.size} values but {field} has "
-                f"{len(getattr(tensor, field))}"
+                f"{where}: shape {spec.shape} holds {spec.size} values but {field} has {count}"
             )
 
 

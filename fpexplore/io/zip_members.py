@@ -6,6 +6,15 @@ local header (30 bytes), its name and its extra field (where zip64 sizes live):
 it (``.npz`` arrays) or open it as a file of its own (:class:`Window`: the HDF5 file
 inside a ``.keras`` archive, which h5py then reads in place).
 
+A member's sizes come from the archive, which anyone can write: :func:`check_member`
+refuses encrypted members, compression methods other than stored and deflate, a
+stored member whose sizes disagree or that runs past the archive, and a deflated
+member that claims more than :data:`MAX_RATIO` times its compressed bytes (more
+than deflate can give). :func:`read_member` inflates a small member (a
+``config.json``) up to a limit; :func:`inflate_to_file` inflates a large one once,
+in order, into a temporary file, where h5py, which seeks back and forth, can
+read it (a zip member seeked backwards is inflated again from its start).
+
 Examples
 --------
 >>> import io, os, tempfile, zipfile
@@ -25,13 +34,78 @@ b'world'
 from __future__ import annotations
 
 import io
+import os
+import shutil
 import struct
+import tempfile
 import zipfile
 from typing import IO, Any
 
 from .checkpoint import CheckpointError
 
-__all__ = ["Window", "stored_data_start"]
+__all__ = [
+    "MAX_RATIO",
+    "Window",
+    "check_member",
+    "inflate_to_file",
+    "read_member",
+    "stored_data_start",
+]
+
+MAX_RATIO = 1032
+"""The most bytes a deflated member may claim for each compressed byte: deflate's
+largest ratio (a run of one byte value)."""
+
+
+def check_member(info: zipfile.ZipInfo, where: str, archive_size: int) -> None:
+    """Refuse a member that its sizes or method make unreadable or a bomb."""
+    if info.flag_bits & 1:
+        raise CheckpointError(f"{where} is encrypted")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise CheckpointError(
+            f"{where} is compressed with zip method {info.compress_type}; "
+            "expected stored (0) or deflate (8)"
+        )
+    if info.header_offset + info.compress_size > archive_size:
+        raise CheckpointError(
+            f"{where} claims {info.compress_size} bytes at offset {info.header_offset}, "
+            f"past the end of the {archive_size}-byte archive: truncated or corrupt"
+        )
+    if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+        raise CheckpointError(
+            f"{where} is stored without compression, but its sizes disagree "
+            f"({info.file_size} and {info.compress_size} bytes): corrupt"
+        )
+    if info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise CheckpointError(
+            f"{where} claims {info.file_size} bytes from {info.compress_size} deflated, "
+            f"more than deflate can give (at most {MAX_RATIO} to 1): corrupt, or a bomb"
+        )
+
+
+def read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limit: int) -> bytes:
+    """A member's bytes, refused (before inflating) if it claims more than ``limit``."""
+    if info.file_size > limit:
+        raise CheckpointError(
+            f"{where} inflates to {info.file_size} bytes, over the {limit}-byte limit"
+        )
+    with z.open(info) as f:
+        data = f.read(limit + 1)  # zipfile stops at the size claimed, and checks the CRC
+    return data
+
+
+def inflate_to_file(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> IO[bytes]:
+    """A deflated member inflated once, in order, into an anonymous temporary file
+    (removed when it is closed); its size is checked by :func:`check_member` first."""
+    out = tempfile.TemporaryFile()
+    try:
+        with z.open(info) as f:
+            shutil.copyfileobj(f, out, 1 << 20)
+    except BaseException:
+        out.close()
+        raise
+    out.flush()
+    return out
 
 
 def stored_data_start(f: IO[bytes], info: zipfile.ZipInfo, where: str) -> int:
@@ -46,10 +120,15 @@ def stored_data_start(f: IO[bytes], info: zipfile.ZipInfo, where: str) -> int:
 
 
 class Window(io.RawIOBase):
-    """The bytes ``[start, start + size)`` of a file, as a seekable file of their own."""
+    """The bytes ``[start, start + size)`` of a file (a path, or an open file whose
+    descriptor is duplicated), as a seekable file of their own."""
 
-    def __init__(self, path: str, start: int, size: int) -> None:
-        self._file, self._start, self._size, self._at = open(path, "rb"), start, size, 0
+    def __init__(self, path: str | IO[bytes], start: int, size: int) -> None:
+        if isinstance(path, str):
+            self._file = open(path, "rb")
+        else:
+            self._file = os.fdopen(os.dup(path.fileno()), "rb")
+        self._start, self._size, self._at = start, size, 0
 
     def readable(self) -> bool:
         return True

@@ -28,6 +28,8 @@ FormatPolicy(forward='float8_e4m3fn', backward='float8_e5m2', scaling='delayed')
 
 from __future__ import annotations
 
+import difflib
+
 from .policy import FormatPolicy
 
 __all__ = ["PRESETS", "get_policy"]
@@ -58,13 +60,16 @@ def get_policy(policy: FormatPolicy | str) -> FormatPolicy:
     >>> get_policy("fp9")
     Traceback (most recent call last):
     ...
-    ValueError: unknown preset 'fp9'; expected a FormatPolicy or one of float32, \
-mixed_float16, bfloat16, bfloat16_weights, bfloat16_weights_stochastic, fp8, mxfp8, mxfp4, nvfp4
+    ValueError: unknown preset 'fp9'; did you mean 'fp8'? expected a FormatPolicy or one of \
+float32, mixed_float16, bfloat16, bfloat16_weights, bfloat16_weights_stochastic, fp8, mxfp8, \
+mxfp4, nvfp4
     """
     if isinstance(policy, FormatPolicy):
         return policy
     if isinstance(policy, str) and policy in PRESETS:
         return PRESETS[policy]
+    close = difflib.get_close_matches(str(policy), list(PRESETS), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
     raise ValueError(
-        f"unknown preset {policy!r}; expected a FormatPolicy or one of {', '.join(PRESETS)}"
+        f"unknown preset {policy!r}; {hint}expected a FormatPolicy or one of {', '.join(PRESETS)}"
     )

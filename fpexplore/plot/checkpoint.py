@@ -61,12 +61,13 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     grid = np.full((len(tensors), len(columns)), np.nan)
     row_of = {t: i for i, t in enumerate(tensors)}
     col_of = {c: j for j, c in enumerate(columns)}
+    filled = np.zeros(grid.shape, bool)  # cells with a record (its SNR may be NaN)
     for r in records:
         grid[row_of[r["tensor"]], col_of[r["format"], r["scaling"]]] = r["snr_db"]
+        filled[row_of[r["tensor"]], col_of[r["format"], r["scaling"]]] = True
     nonfinite = getattr(report, "nonfinite", {})
     empty = [i for i, t in enumerate(tensors)  # NaN or inf only: nothing was measured
              if t in nonfinite and nonfinite[t] >= max(_size(records, t), 1)]  # fmt: skip
-    filled = ~np.isnan(grid)
     grid[empty, :] = np.nan
     ax = new_axes(ax, figsize=(2.2 + 1.3 * max(len(columns), 1),
                                1.8 + 0.32 * min(max(len(tensors), 1), 60)))  # fmt: skip

@@ -70,7 +70,7 @@ def _skipped_note(report: Any) -> str:
 
 def summary_table(summary: Any) -> Table:
     """The summary: one row per (format, scaling)."""
-    rows = [[r["format"], r["scaling"], r["tensors"], f"{r['passing']} ({r['pass_share']:.0%})",
+    rows = [[r["format"], scaling_label(r), r["tensors"], f"{r['passing']} ({r['pass_share']:.0%})",
              r["snr_db"], r["min_snr_db"], r["worst_tensor"],
              *(r[c] for c in _SUMMARY[7:])] for r in summary.records]  # fmt: skip
     notes = [

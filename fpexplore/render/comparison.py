@@ -189,7 +189,7 @@ def _error_text(value: Any) -> str:
 
 
 def _flag(exact: Any, parts: Any, rounding: str) -> str:
-    """'overflow', 'underflow', 'saturated', 'invalid' or '' (see :func:`compare`)."""
+    """'overflow', 'underflow', 'saturated', 'invalid', 'inexact' or '' (:func:`compare`)."""
     fmt = parts.format
     if exact.special == "inf":
         if fmt.has_infinity:
@@ -205,7 +205,7 @@ def _flag(exact: Any, parts: Any, rounding: str) -> str:
     mode = _magnitude_mode(rounding, exact.sign)
     if parts.error != 0 and tiny_after_rounding(exact.magnitude, fmt, mode):
         return "underflow"
-    return ""
+    return "inexact" if parts.error != 0 else ""
 
 
 def compare(
@@ -255,14 +255,14 @@ def compare(
       stores NaN instead (``float8_e4m3fn``, as ml_dtypes does).
     - ``invalid``: the format has no value for the number and stores NaN
       (zero and negative numbers in the unsigned ``float8_e8m0fnu``).
-    - ``no NaN``: the input is NaN and the format (FP6, FP4) has no NaN; the
-      row is otherwise empty.
+    - ``no NaN``: a NaN input, and the format (FP6, FP4) has no NaN; the row is empty.
+    - ``inexact``: none of the above, but rounded (empty: stored exactly).
 
     Examples
     --------
     >>> t = compare(1e6, ["float32", "float16", "bfloat16"])
-    >>> [(r["format"], r["stored"], r["flag"]) for r in t.to_records()]
-    [('float32', 1000000.0, ''), ('float16', 'inf', 'overflow'), ('bfloat16', 999424.0, '')]
+    >>> [(r["format"], r["flag"]) for r in t.to_records()]
+    [('float32', ''), ('float16', 'overflow'), ('bfloat16', 'inexact')]
     >>> compare("1e-10", ["float16"]).to_records()[0]["flag"]
     'underflow'
     """

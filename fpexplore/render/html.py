@@ -186,7 +186,7 @@ def _input_text(parts: FloatParts) -> str:
     if parts.input_exact is None or parts.input_exact == 0:
         return described
     if parts._input_given is not None:
-        about = stand_in_text(parts._input_given)
+        about = stand_in_text(parts._input_given, parts._input_sign)
         return described + f' <span style="opacity: 0.75;">({_esc(about)})</span>'
     if is_huge(parts.input_exact):
         approx = magnitude_text(parts.input_exact)

@@ -110,12 +110,13 @@ def _scientific(log10: Decimal, sign: str) -> str:
     return f"{sign}{mantissa}e{exponent:+d}"
 
 
-def stand_in_text(given: StandIn) -> str:
-    """How a decimal input that is not held digit by digit is described."""
+def stand_in_text(given: StandIn, sign: int = 0) -> str:
+    """How a decimal input that is not held digit by digit is described (``sign``:
+    its sign bit, which ``given`` does not hold)."""
     digits, exponent = given.digits, given.exponent
     with localcontext(Context(prec=40, Emax=10**15, Emin=-(10**15))):
         log10 = Decimal(digits[:40]).log10() + exponent + len(digits) - len(digits[:40])
-        about = _scientific(log10, "")
+        about = _scientific(log10, "-" if sign else "")
     if given.kind == "long":
         return f"about {about}, {len(digits)} digits (the first 2200 places decide every rounding)"
     return f"about {about}"
@@ -230,7 +231,7 @@ def _input_note(parts: FloatParts) -> str | None:
     """For a float input whose short repr is not its exact value, the exact value."""
     given = parts.input
     if parts._input_given is not None:
-        return f"a decimal {stand_in_text(parts._input_given)}"
+        return f"a decimal {stand_in_text(parts._input_given, parts._input_sign)}"
     if isinstance(given, float) and parts.input_exact is not None:
         if Fraction(repr(given)) != parts.input_exact:
             return f"a float: exactly {_short_decimal(parts.input_exact, 72)}"

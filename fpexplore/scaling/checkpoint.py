@@ -69,12 +69,12 @@ def _left_out(dtype: Any) -> str | None:
         return f"dtype {dtype} is complex; the report takes real numbers"
     if dtype.kind == "f":
         return None
-    if dtype.kind == "V":
+    if dtype.kind == "V":  # ml_dtypes: bfloat16 and FP8 are reported; int4, uint2... are not
         try:
-            K._real_array(np.empty(0, dtype))
+            kind = K._real_array(np.empty(0, dtype)).dtype.kind
         except TypeError:
             return f"dtype {dtype} is not floating point"
-        return None
+        return None if kind == "V" else f"dtype {dtype} is not floating point"
     return f"dtype {dtype} is not floating point"
 
 
@@ -176,7 +176,11 @@ def _tensor_records(
             stats, amax = dask_stats(value, rows, ax)
             bar.update(int(value.size) * (2 if needs_amax(rows) else 1))
         else:
-            arr = K._real_array(value)
+            arr = np.asarray(value)
+            if arr.dtype.isnative:
+                arr = K._real_array(arr)
+            else:  # '>f4' and the like: converted one chunk at a time, as it is read
+                K._real_array(np.empty(0, arr.dtype))  # (checked: numbers)
             arr = arr.reshape(1) if arr.ndim == 0 else arr
             stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update, figure=False)
     except (ValueError, TypeError) as error:

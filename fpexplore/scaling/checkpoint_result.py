@@ -45,7 +45,8 @@ class CheckpointSummary:
     min_snr_db: float
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per (format, scaling): ``format``, ``scaling``, ``tensors``,
+        """One dict per (format, scaling): ``format``, ``scaling``, ``block_format``
+        (the block row's MX or NVFP4 format, as the records name it), ``tensors``,
         ``parameters``, ``passing``, ``pass_share``, ``snr_db`` (parameter-weighted),
         ``min_snr_db`` (the worst tensor's), ``worst_tensor``, ``overflow``,
         ``clipped``, ``flushed_to_zero``."""
@@ -77,7 +78,7 @@ class CheckpointReport:
     of: int | None = None  # worst(n): the rows of the report these were taken from
     nonfinite: dict[str, int] = field(default_factory=dict)
     """Tensors holding NaN or inf values in the checkpoint itself, and how many:
-    every statistic leaves those values out (a tensor of NaN alone has no error)."""
+    every statistic leaves those values out (a tensor of NaN alone has SNR NaN and fails)."""
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (tensor, format, scaling): ``tensor``, ``shape`` (tuple),
@@ -161,8 +162,8 @@ class CheckpointReport:
 
 
 def _badness(r: dict[str, Any], i: int) -> tuple[float, float, int]:
-    snr = r["snr_db"]
-    snr = math.inf if snr is None or math.isnan(snr) else snr
+    snr = r["snr_db"]  # NaN (no finite value to measure: a failure) first, None last
+    snr = math.inf if snr is None else (-math.inf if math.isnan(snr) else snr)
     worst = r["max_rel_error"]
     worst = -1.0 if worst is None or math.isnan(worst) else worst
     return (snr, -worst, i)
@@ -181,12 +182,13 @@ def _summary_row(key: tuple[str, str], rows: list[dict[str, Any]], floor: float)
         weighted = -math.inf
     elif finite:
         weighted = math.fsum(s * n for s, n in finite) / sum(n for _, n in finite)
-    else:
-        weighted = math.inf if snrs else math.nan
+    else:  # every tensor exact (inf), or none measured (NaN: no finite values)
+        weighted = math.inf if math.inf in snrs else math.nan
     worst = min(range(len(rows)), key=lambda i: _badness(rows[i], i))
     passing = sum(passes(r, floor) for r in rows)
     return {
-        "format": key[0], "scaling": key[1], "tensors": len(rows),
+        "format": key[0], "scaling": key[1], "block_format": rows[0].get("block_format"),
+        "tensors": len(rows),
         "parameters": sum(r["size"] for r in rows), "passing": passing,
         "pass_share": passing / len(rows), "snr_db": weighted,
         "min_snr_db": rows[worst]["snr_db"], "worst_tensor": rows[worst]["tensor"],

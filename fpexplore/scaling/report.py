@@ -241,7 +241,8 @@ def build_report(
             "median_rel_error": S.quantile(r, 0.5), "p99_rel_error": S.quantile(r, 0.99),
             "max_rel_error": (math.inf if r.nonfinite else r.max_rel) if stats.nonzero
             else math.nan,
-            "snr_db": S.snr_db(stats.signal, r.noise, scale),
+            "snr_db": S.snr_db(stats.signal, r.noise, scale) if stats.finite or not stats.n
+            else math.nan,  # NaN and inf alone: no signal to measure (and no pass)
             "became_inf": r.became_inf, "became_nan": r.became_nan,
             "nonfinite_from": r.overflow_from if r.nonfinite else None, "axis": axis,
         })  # fmt: skip

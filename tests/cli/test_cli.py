@@ -295,7 +295,10 @@ def test_count_across_formats(capsys):
 
 
 def test_empty_range(capsys):
-    assert run(capsys, "--count", "4", "3")[1] == "0 values of float32 lie in [4, 3)\n"
+    assert run(capsys, "--count", "4", "3")[1] == (
+        "0 values of float32 lie in [4, 3)\n"
+        "the range is empty: LO = 4 is not below HI = 3 (LO <= v < HI)\n"
+    )
 
 
 def test_count_json(capsys):

@@ -92,11 +92,12 @@ def test_compare_flags_overflow_and_underflow_in_float16():
 def test_overflow_flag_follows_ieee():
     flags = {r["format"]: r["flag"] for r in compare(1e6).to_records()}
     assert flags == {
-        "float64": "", "float32": "", "float16": "overflow", "bfloat16": "", "tf32": "",
+        "float64": "", "float32": "", "float16": "overflow", "bfloat16": "inexact",
+        "tf32": "inexact",
         "float8_e4m3fn": "overflow", "float8_e5m2": "overflow", "float4_e2m1fn": "overflow",
     }  # fmt: skip
     # just above max but within half a spacing: rounds to max, no overflow
-    assert compare(65505, ["float16"]).to_records()[0]["flag"] == ""
+    assert compare(65505, ["float16"]).to_records()[0]["flag"] == "inexact"
     assert compare(65520, ["float16"]).to_records()[0]["flag"] == "overflow"  # the tie -> inf
     # toward zero saturates at max, and it is still an overflow
     row = compare(1e6, ["float16"], rounding="toward_zero").to_records()[0]
@@ -110,8 +111,15 @@ def test_underflow_flag_is_about_lost_bits():
     assert row("1e-6")["kind"] == "subnormal"
     assert row(0)["flag"] == "" and row(1.0)["flag"] == ""
     # tininess after rounding: just below the smallest normal, rounded up to it
-    assert row("6.103e-5")["kind"] == "normal" and row("6.103e-5")["flag"] == ""
+    assert row("6.103e-5")["kind"] == "normal" and row("6.103e-5")["flag"] == "inexact"
     assert row("6.1e-5")["kind"] == "subnormal" and row("6.1e-5")["flag"] == "underflow"
+
+
+def test_inexact_flag_marks_every_other_rounded_value():
+    flags = {r["format"]: r["flag"] for r in compare("0.1").to_records()}
+    assert set(flags.values()) == {"inexact", "underflow"}  # inexact in every binary format
+    flags = {r["format"]: r["flag"] for r in compare(0.5).to_records()}
+    assert set(flags.values()) == {""}  # and 0.5 exact in all of them
 
 
 def test_infinite_and_nan_inputs():
