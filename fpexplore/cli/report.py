@@ -144,8 +144,8 @@ def _scalings(specs: list[str] | None) -> tuple[str, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..scaling.checkpoint import checkpoint_report, no_rows
-    from ..scaling.report import parse_formats
+    from ..report.checkpoint import checkpoint_report, no_rows
+    from ..report.tensor import parse_formats
 
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
     check_names(formats)

@@ -38,7 +38,7 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     Examples
     --------
     >>> import numpy as np
-    >>> from fpexplore.scaling.checkpoint import checkpoint_report
+    >>> from fpexplore.report.checkpoint import checkpoint_report
     >>> r = checkpoint_report({"a": np.ones(64), "b": np.arange(64.0)}, ["e4m3"], progress=False)
     >>> ax = plot_checkpoint(r)
     >>> ax.images[0].get_array().shape

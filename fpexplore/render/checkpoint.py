@@ -2,7 +2,7 @@
 worst rows (text and HTML).
 
 >>> import numpy as np
->>> from fpexplore.scaling.checkpoint import checkpoint_report
+>>> from fpexplore.report.checkpoint import checkpoint_report
 >>> r = checkpoint_report({"w": np.linspace(-1, 1, 64)}, ["float8_e5m2"], progress=False)
 >>> checkpoint_table(r).columns[:4]
 ['tensor', 'shape', 'format', 'scaling']

@@ -5,7 +5,7 @@ measured, and, where an SNR is -inf or a maximum error inf, which values became
 inf or NaN (:func:`nonfinite_notes`).
 
 >>> import numpy as np
->>> from fpexplore.scaling.report import tensor_report
+>>> from fpexplore.report.tensor import tensor_report
 >>> r = tensor_report(np.linspace(-1, 1, 101), ["float8_e5m2"])
 >>> report_table(r).columns[:4]
 ['format', 'scaling', 'overflow', 'clipped']

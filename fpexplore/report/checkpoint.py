@@ -8,7 +8,7 @@ tensor and one chunk at a time. The rows of a tensor are exactly
 dtype and size in front.
 
 The rows, their summary (what *passing* means) and exports:
-:mod:`fpexplore.scaling.checkpoint_result`.
+:mod:`fpexplore.report.checkpoint_result`.
 
 Examples
 --------
@@ -31,12 +31,12 @@ import numpy as np
 from .. import codes as K
 from ..io import Checkpoint, open_checkpoint
 from ..lazy import is_dask
-from .block_formats import BlockFormat
+from ..scaling.block_formats import BlockFormat
 from .checkpoint_result import CheckpointReport, CheckpointSummary
+from .chunks import CHUNK_BYTES
 from .progress import progress_bar
-from .report import SCALINGS, build_report, parse_formats
-from .report_chunks import CHUNK_BYTES
-from .report_stream import needs_amax, numpy_stats
+from .stream import needs_amax, numpy_stats
+from .tensor import SCALINGS, build_report, parse_formats
 
 __all__ = ["CheckpointReport", "CheckpointSummary", "checkpoint_report"]
 
@@ -118,7 +118,7 @@ def checkpoint_report(
         is blocked along its last axis. Each record says which (``axis``).
     progress : bool or None
         A progress bar (None: where one can be seen; see
-        :mod:`fpexplore.scaling.progress`).
+        :mod:`fpexplore.report.progress`).
     chunk_bytes : int
         Input bytes read at a time: bounds the memory a report needs.
 
@@ -171,7 +171,7 @@ def _tensor_records(
     ax = int(axis) % ndim if axis is not None and -ndim <= axis < ndim else ndim - 1
     try:
         if is_dask(value):
-            from .report_dask import dask_stats
+            from .dask_run import dask_stats
 
             stats, amax = dask_stats(value, rows, ax)
             bar.update(int(value.size) * (2 if needs_amax(rows) else 1))

@@ -1,10 +1,10 @@
 """The numpy path of a tensor report: chunks read in turn, pieces shared among threads.
 
 A numpy array (a memory map too) is cut into chunks of at most ``chunk_bytes``
-(:func:`fpexplore.scaling.report_chunks.plan_chunks`, whole blocks along the block
+(:func:`fpexplore.report.chunks.plan_chunks`, whole blocks along the block
 axis); each chunk into pieces that fit the work buffers, which a few threads
 (:func:`fpexplore.codes.set_threads`) take in turn, each with buffers of its own
-(:class:`fpexplore.scaling.report_rows.Work`). After each chunk the pages of a
+(:class:`fpexplore.report.rows.Work`). After each chunk the pages of a
 memory-mapped input are handed back, so resident memory stays bounded by the
 chunk size. Partials combine exactly (counts, maxima, histograms) or through
 ``math.fsum`` (sums), so the result does not depend on which thread took which
@@ -20,11 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .._kernels.blocks import _threads
-from . import report_stats as S
-from .report_chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
-from .report_narrow import narrow_piece_stats
-from .report_rows import Row, RowPlan, Work, make_plan, row_align
-from .report_wide import wide_piece_stats
+from . import stats as S
+from .chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
+from .narrow import narrow_piece_stats
+from .rows import Row, RowPlan, Work, make_plan, row_align
+from .wide import wide_piece_stats
 
 __all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats", "piece_stats"]
 

@@ -18,9 +18,9 @@ Nearest-even rounding of IEEE-like formats goes through
 through :func:`fpexplore.codes.round_values`; both are bit for bit the same
 rounding (tested), so a row's numbers do not depend on the route. The relative
 errors ``|q - x| / |x|`` are binned into the row's
-:class:`fpexplore.scaling.report_stats.Bins` (values below ``2**-64`` share the
+:class:`fpexplore.report.stats.Bins` (values below ``2**-64`` share the
 lowest bin when drained). Inputs whose values are all float32s take the narrow
-route (:mod:`fpexplore.scaling.report_narrow`), which calls :func:`row_stats`
+route (:mod:`fpexplore.report.narrow`), which calls :func:`row_stats`
 here for the rows it does not cover.
 """
 
@@ -39,10 +39,10 @@ from .._kernels.round_nearest import (
 )
 from .._kernels.scaled import round_scaled
 from ..formats import Format
-from . import report_stats as S
-from .block_formats import _element_values
-from .blocks import quantize_blocks
-from .report_rows import Row, RowPlan, Work
+from ..scaling.block_formats import _element_values
+from ..scaling.blocks import quantize_blocks
+from . import stats as S
+from .rows import Row, RowPlan, Work
 
 __all__ = ["row_stats", "wide_piece_stats"]
 

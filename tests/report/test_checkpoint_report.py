@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.scaling.report_chunks import count_chunks, plan_chunks
-from fpexplore.scaling.report_stats import QUANTILE_BOUND
+from fpexplore.report.chunks import count_chunks, plan_chunks
+from fpexplore.report.stats import QUANTILE_BOUND
 
 COUNTS = ("overflow", "clipped", "flushed_to_zero", "subnormal", "nonzero", "became_inf",
           "became_nan", "max_rel_error")  # fmt: skip
@@ -330,7 +330,7 @@ def test_memory_mapped_input_reads_in_chunks(tmp_path) -> None:
 
 
 def test_progress_is_off_when_stderr_is_no_terminal(capsys) -> None:
-    from fpexplore.scaling.progress import progress_bar
+    from fpexplore.report.progress import progress_bar
 
     weights = {"w": np.ones(100)}
     for progress in (None, True):
@@ -345,7 +345,7 @@ def test_progress_on_a_terminal(monkeypatch, capsys) -> None:
     pytest.importorskip("tqdm")
     import sys
 
-    from fpexplore.scaling.progress import progress_bar
+    from fpexplore.report.progress import progress_bar
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     bar = progress_bar(10, "report", None)

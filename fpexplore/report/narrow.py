@@ -11,10 +11,10 @@ numbers allow:
 * ``per_tensor`` rows, and ``none`` rows of wider formats such as bfloat16
   (``mag64``), round ``|x| s`` in float64, where the product is exact;
 * the other rows (NVFP4, MXINT8, tabulated formats) take the wide route
-  (:func:`fpexplore.scaling.report_wide.row_stats`).
+  (:func:`fpexplore.report.wide.row_stats`).
 
 Flushes and subnormal results are counted on the magnitudes before rounding,
-against the limits of :func:`fpexplore.scaling.report_rows.stored_limits`; the
+against the limits of :func:`fpexplore.report.rows.stored_limits`; the
 exact results are bin 0 of the histogram (no nonzero relative error of these
 inputs is below ``2**-48``).
 
@@ -54,9 +54,9 @@ from .._kernels.round_magnitudes import (
     round_magnitudes32,
     round_magnitudes64,
 )
-from . import report_stats as S
-from .report_rows import RowPlan, Work
-from .report_wide import Context, finite_magnitudes, row_stats, wide_piece_stats
+from . import stats as S
+from .rows import RowPlan, Work
+from .wide import Context, finite_magnitudes, row_stats, wide_piece_stats
 
 __all__ = ["narrow_piece_stats"]
 
