@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
-from ..formats import Format, FormatLike, get_format
+from ..formats import Format, FormatLike, get_format, warn_custom_format
 from ..lazy import is_dask, lazy_rounding_errors, map_elementwise
 from .narrow import result_dtype, round_narrow
 
@@ -135,6 +135,7 @@ def round_to(
     >>> round_to(np.float32([0.1, 3.0]), "float8_e4m3fn", dtype="narrow")
     array([0.10156, 3.     ], dtype=float16)
     """
+    warn_custom_format(fmt)
     fmt = get_format(fmt)
     target = result_dtype(fmt, dtype)
     if is_dask(values):  # stochastic: each chunk its own stream, from rng and its position

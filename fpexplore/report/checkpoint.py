@@ -35,6 +35,7 @@ from ..scaling.block_formats import BlockFormat
 from .checkpoint_result import CheckpointReport, CheckpointSummary
 from .chunks import CHUNK_BYTES
 from .progress import progress_bar
+from .selection import block_axis, check_axis, select
 from .stream import needs_amax, numpy_stats
 from .tensor import SCALINGS, build_report, parse_formats
 
@@ -93,8 +94,13 @@ def checkpoint_report(
     formats: Any,
     *,
     scalings: Iterable[str] = SCALINGS,
-    axis: int | None = None,
+    axis: int | str | None = "auto",
+    min_size: int | None = None,
+    include: str | Iterable[str] | None = None,
+    exclude: str | Iterable[str] | None = None,
+    weights_only: bool | None = None,
     progress: bool | None = None,
+    scheduler: Any = None,
     chunk_bytes: int = CHUNK_BYTES,
 ) -> CheckpointReport:
     """Report every floating-point tensor of a checkpoint in each of ``formats``.
@@ -102,73 +108,143 @@ def checkpoint_report(
     Parameters
     ----------
     source : path or mapping
-        A file :func:`fpexplore.open_checkpoint` reads (safetensors, npz/npy,
-        Keras, ONNX, torch), or a mapping of names to numpy, dask, JAX or
-        ml_dtypes arrays. Tensors that are not floating point (integer step
-        counters, masks), complex or long double are left out and listed, with
-        the reason, in ``skipped``.
+        A file :func:`fpexplore.open_checkpoint` reads (safetensors, sharded
+        safetensors, npz/npy, Keras, ONNX, torch), or a mapping of names to numpy,
+        dask, JAX or ml_dtypes arrays. Tensors that are not floating point (integer
+        step counters, masks), complex or long double are left out and listed,
+        with the reason, in ``skipped``.
     formats : format spec or list of them (as :func:`fpexplore.tensor_report`)
+        A name outside the catalogue that reads as a custom eXmY format (``"e4m4"``)
+        warns (``UserWarning``) with the nearest catalogue names.
     scalings : iterable of str
         Some of ``"none"``, ``"per_tensor"``, ``"block"``. A ``ValueError`` if
         none of ``formats`` has a row of these (``"bf16"`` has no block row;
         ``"mxfp4"`` has the block row only).
-    axis : int, optional
-        The block axis. None: each tensor's last axis. An int applies to every
-        tensor that has that axis; a tensor without it (a bias, for ``axis=1``)
-        is blocked along its last axis. Each record says which (``axis``).
+    axis : "auto", int or None
+        The block axis. ``"auto"`` (the default): each tensor along the axis its
+        layer sums over, as the file says (the ONNX node that consumes it, the
+        Keras layer, PyTorch's layout for safetensors, npz and torch files), else
+        its last axis. An int: that axis for every tensor that has it (a tensor
+        without it, a bias for ``axis=1``, along its last axis); None: every
+        tensor's last axis. Each record says which (``axis``) and why
+        (``axis_source``: ``"graph"``, ``"layer"``, ``"layout"``, ``"last"`` or
+        ``"given"``); ``short_blocks`` marks block rows whose axis is shorter than
+        a block.
+    min_size : int or None
+        Tensors of fewer values are left out (None: 2, so scalars are).
+    include, exclude : glob pattern or patterns, optional
+        Names to keep (any pattern) and to leave out (any pattern).
+    weights_only : bool or None
+        True: the layers' weights only (ONNX initializers that a Conv, Gemm,
+        MatMul or Gather consumes; trainable Keras variables; tensors of rank 2
+        or more where the file does not say). None or False: every tensor. See
+        :mod:`fpexplore.report.selection`.
     progress : bool or None
         A progress bar (None: where one can be seen; see
         :mod:`fpexplore.report.progress`).
+    scheduler : str, dask.distributed.Client or None
+        Run on a dask.distributed cluster (its scheduler's address,
+        ``"tcp://host:8786"``, or a ``Client``): one task per tensor, with the
+        same records as the local run. Needs the ``dask`` extra.
     chunk_bytes : int
         Input bytes read at a time: bounds the memory a report needs.
 
     Returns
     -------
     CheckpointReport
+
+    Raises
+    ------
+    ValueError
+        A filter that leaves no tensor, an axis no tensor has, a scheduler that
+        cannot be reached (each message names what was given).
     """
     chosen = (scalings,) if isinstance(scalings, str) else tuple(scalings)  # once: an iterator
     parsed, rows = parse_formats(formats, chosen)
     if not rows:
         raise ValueError(f"scalings {', '.join(chosen)} give no rows: {no_rows(parsed)}")
-    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int | np.integer)):
-        raise TypeError(f"axis must be an int or None, got {axis!r}")
+    axis = check_axis(axis)
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
     mapping, name = _open(source)
     labels = list(dict.fromkeys(r.label for r in rows))
-    tensors, skipped = [], []
+    floats, skipped = [], []
     for key in mapping:  # shapes and dtypes first, without reading the tensors
         why = _left_out(mapping.spec(key).dtype)
         if why is None:
-            tensors.append((str(key), mapping.spec(key).size))
+            floats.append(str(key))
         else:
             skipped.append((str(key), why))
+    kept, filtered = select(mapping, min_size=min_size, include=include, exclude=exclude,
+                            weights_only=weights_only, names=floats)  # fmt: skip
+    skipped += filtered
+    if floats and not kept:
+        raise ValueError(f"{name}: no tensor left to report: {_why_none(filtered)}")
+    ranks = {max(len(mapping.spec(k).shape), 1) for k in kept}
+    if isinstance(axis, int) and kept and not any(-n <= axis < n for n in ranks):
+        raise ValueError(
+            f"axis {axis} is out of range for every tensor of {name} (ranks {sorted(ranks)})"
+        )
+    axes = {key: block_axis(mapping, key, axis) for key in kept}
+    if scheduler is not None:
+        from .distributed import distributed_records
+
+        records, nonfinite = distributed_records(
+            scheduler, mapping, kept, axes, formats, chosen, chunk_bytes
+        )
+        return CheckpointReport(records, labels, name, skipped, nonfinite=nonfinite,
+                                notes=_axis_notes(axes))  # fmt: skip
+    sizes = {key: mapping.spec(key).size for key in kept}
     passes_of = 2 if needs_amax(rows) else 1
-    bar = progress_bar(sum(size * passes_of for _, size in tensors), "report", progress)
+    bar = progress_bar(sum(sizes.values()) * passes_of, "report", progress)
     records: list[dict[str, Any]] = []
     nonfinite: dict[str, int] = {}
     try:
-        for key, _ in tensors:
+        for key in kept:
             bar.set_description(key)
             value = _as_array(mapping[key])  # read now, one tensor at a time
-            found, bad = _tensor_records(key, value, rows, parsed, axis, chunk_bytes, bar)
+            found, bad = tensor_records(key, value, rows, parsed, axes[key], chunk_bytes, bar)
             records += found
             if bad:
                 nonfinite[key] = bad
             del value
     finally:
         bar.close()
-    return CheckpointReport(records, labels, name, skipped, nonfinite=nonfinite)
+    return CheckpointReport(records, labels, name, skipped, nonfinite=nonfinite,
+                            notes=_axis_notes(axes))  # fmt: skip
 
 
-def _tensor_records(
-    key: str, value: Any, rows: list[Any], parsed: list[Any], axis: int | None,
+def _why_none(filtered: list[tuple[str, str]]) -> str:
+    """The reasons the filters left every tensor out, most common first."""
+    counts: dict[str, int] = {}
+    for _, why in filtered:
+        reason = why.split(" (")[0] if why.startswith("not a weight") else why
+        reason = "fewer values than min_size" if "min_size" in reason else reason
+        counts[reason] = counts.get(reason, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
+    return "; ".join(f"{n} {reason}" for reason, n in ranked) or "the checkpoint is empty"
+
+
+def _axis_notes(axes: dict[str, tuple[int, str, str]]) -> list[str]:
+    """One note per reason a tensor was blocked along its last axis with no summed axis."""
+    grouped: dict[str, list[str]] = {}
+    for key, (_, source, note) in axes.items():
+        if source == "last" and note:
+            grouped.setdefault(note, []).append(key)
+    return [
+        f"{len(keys)} tensor{'s' if len(keys) != 1 else ''} ({', '.join(keys[:3])}"
+        f"{', ...' if len(keys) > 3 else ''}) blocked along the last axis: {note}"
+        for note, keys in grouped.items()
+    ]
+
+
+def tensor_records(
+    key: str, value: Any, rows: list[Any], parsed: list[Any], axis: tuple[int, str, str],
     chunk_bytes: int, bar: Any,
 ) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
     """The tensor's records, and how many of its values are NaN or inf."""
     shape = tuple(int(d) for d in value.shape)
-    ndim = max(len(shape), 1)
-    ax = int(axis) % ndim if axis is not None and -ndim <= axis < ndim else ndim - 1
+    ax, source, _ = axis
     try:
         if is_dask(value):
             from .dask_run import dask_stats
@@ -181,7 +257,7 @@ def _tensor_records(
             stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update, figure=False)
     except (ValueError, TypeError) as error:
         raise type(error)(f"tensor {key!r}: {error}") from error
-    report = build_report(stats, rows, amax, parsed, value.dtype, ax)
+    report = build_report(stats, rows, amax, parsed, value.dtype, ax, shape)
     head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
-            "axis": ax}  # fmt: skip
+            "axis": ax, "axis_source": source}  # fmt: skip
     return [{**head, **r} for r in report.to_records()], report.size - report.finite

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..formats import Format, get_format
+from ..formats import Format, get_format, warn_custom_format
 from ..lazy import is_dask
 from ..scaling.blocks import BLOCK_FORMATS, BlockFormat, get_block_format
 from . import stats as S
@@ -76,8 +76,10 @@ class TensorReport:
         """One dict per (format, scaling): ``format``, ``scaling``, ``block_format``,
         ``scale``, ``overflow``, ``clipped``, ``flushed_to_zero``, ``subnormal``,
         ``nonzero``, ``median_rel_error``, ``p99_rel_error``, ``max_rel_error``,
-        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``, and ``axis``
-        (the block axis, counted from 0: the same in every row)."""
+        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``, ``axis``
+        (the block axis, counted from 0: the same in every row) and ``short_blocks``
+        (a block row whose axis is shorter than a block: each block holds the
+        whole axis, fewer values than the format's block)."""
         return [dict(r) for r in self.records]
 
     def log2_edges(self) -> np.ndarray:
@@ -126,6 +128,7 @@ def parse_formats(
                 parsed.append(block)
                 rows.append(Row("block", block.element_format, block, block.name))
             continue
+        warn_custom_format(spec, stacklevel=4)
         fmt = get_format(spec)
         if fmt in parsed:
             continue
@@ -210,7 +213,7 @@ def tensor_report(
             arr = arr.reshape(1)
         ax = _block_axis(axis, arr.ndim)
         stats, amax = numpy_stats(arr, rows, ax, chunk_bytes)
-    return build_report(stats, rows, amax, parsed, arr.dtype, ax)
+    return build_report(stats, rows, amax, parsed, arr.dtype, ax, tuple(arr.shape))
 
 
 def _block_axis(axis: Any, ndim: int) -> int:
@@ -225,9 +228,11 @@ def _block_axis(axis: Any, ndim: int) -> int:
 
 def build_report(
     stats: S.TensorStats, rows: list[Row], amax: float, parsed: list[Format | BlockFormat],
-    dtype: Any, axis: int,
+    dtype: Any, axis: int, shape: tuple[int, ...] = (),
 ) -> TensorReport:  # fmt: skip
-    """A :class:`TensorReport` from a tensor's combined statistics."""
+    """A :class:`TensorReport` from a tensor's combined statistics (``shape``: the
+    tensor's, for ``short_blocks``)."""
+    length = int(shape[axis]) if len(shape) > axis else 1
     plan = make_plan(rows, amax, np.dtype(dtype)) if rows else None
     records = []
     for i, (row, r) in enumerate(zip(rows, stats.rows, strict=True)):
@@ -244,10 +249,17 @@ def build_report(
             "snr_db": S.snr_db(stats.signal, r.noise, scale),
             "became_inf": r.became_inf, "became_nan": r.became_nan,
             "nonfinite_from": r.overflow_from if r.nonfinite else None, "axis": axis,
+            "short_blocks": _short(row, length),
         })  # fmt: skip
     hist, zero = _figure_hist(stats)
     return TensorReport(records, stats.n, stats.finite, amax, False, parsed, hist, zero,
                         str(np.dtype(dtype)), axis)  # fmt: skip
+
+
+def _short(row: Row, length: int) -> bool:
+    """Whether a block row's axis (of ``length`` values) is shorter than its blocks."""
+    size = row.block.block_size if row.block is not None else None
+    return isinstance(size, int) and length < size
 
 
 def _figure_hist(stats: S.TensorStats) -> tuple[np.ndarray, int]:
