@@ -30,14 +30,14 @@ import numpy as np
 
 from .. import codes as K
 from ..io import Checkpoint, open_checkpoint
-from ..lazy import is_dask
 from ..scaling.block_formats import BlockFormat
 from .checkpoint_result import CheckpointReport, CheckpointSummary
 from .chunks import CHUNK_BYTES
 from .progress import progress_bar
+from .records import as_array, tensor_records
 from .selection import block_axis, check_axis, select
-from .stream import needs_amax, numpy_stats
-from .tensor import SCALINGS, build_report, parse_formats
+from .stream import needs_amax
+from .tensor import SCALINGS, parse_formats
 
 __all__ = ["CheckpointReport", "CheckpointSummary", "checkpoint_report"]
 
@@ -50,14 +50,6 @@ def _open(source: Any) -> tuple[Checkpoint, str]:
         )
     opened = open_checkpoint(source)
     return opened, opened.name  # the file's name, without its folder: outputs show no paths
-
-
-def _as_array(value: Any) -> Any:
-    """numpy, a memory map, ml_dtypes or dask as they are; anything with
-    ``__array__`` (JAX, torch on the CPU) as numpy."""
-    if isinstance(value, np.ndarray) or is_dask(value):
-        return value
-    return np.asarray(value)
 
 
 def _left_out(dtype: Any) -> str | None:
@@ -189,10 +181,10 @@ def checkpoint_report(
     if scheduler is not None:
         from .distributed import distributed_records
 
-        records, nonfinite = distributed_records(
+        found, bad = distributed_records(
             scheduler, mapping, kept, axes, formats, chosen, chunk_bytes
         )
-        return CheckpointReport(records, labels, name, skipped, nonfinite=nonfinite,
+        return CheckpointReport(found, labels, name, skipped, nonfinite=bad,
                                 notes=_axis_notes(axes))  # fmt: skip
     sizes = {key: mapping.spec(key).size for key in kept}
     passes_of = 2 if needs_amax(rows) else 1
@@ -202,11 +194,11 @@ def checkpoint_report(
     try:
         for key in kept:
             bar.set_description(key)
-            value = _as_array(mapping[key])  # read now, one tensor at a time
-            found, bad = tensor_records(key, value, rows, parsed, axes[key], chunk_bytes, bar)
-            records += found
-            if bad:
-                nonfinite[key] = bad
+            value = as_array(mapping[key])  # read now, one tensor at a time
+            rows_of, bad_of = tensor_records(key, value, rows, parsed, axes[key], chunk_bytes, bar)
+            records += rows_of
+            if bad_of:
+                nonfinite[key] = bad_of
             del value
     finally:
         bar.close()
@@ -236,28 +228,3 @@ def _axis_notes(axes: dict[str, tuple[int, str, str]]) -> list[str]:
         f"{', ...' if len(keys) > 3 else ''}) blocked along the last axis: {note}"
         for note, keys in grouped.items()
     ]
-
-
-def tensor_records(
-    key: str, value: Any, rows: list[Any], parsed: list[Any], axis: tuple[int, str, str],
-    chunk_bytes: int, bar: Any,
-) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
-    """The tensor's records, and how many of its values are NaN or inf."""
-    shape = tuple(int(d) for d in value.shape)
-    ax, source, _ = axis
-    try:
-        if is_dask(value):
-            from .dask_run import dask_stats
-
-            stats, amax = dask_stats(value, rows, ax)
-            bar.update(int(value.size) * (2 if needs_amax(rows) else 1))
-        else:
-            arr = K._real_array(value)
-            arr = arr.reshape(1) if arr.ndim == 0 else arr
-            stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update, figure=False)
-    except (ValueError, TypeError) as error:
-        raise type(error)(f"tensor {key!r}: {error}") from error
-    report = build_report(stats, rows, amax, parsed, value.dtype, ax, shape)
-    head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
-            "axis": ax, "axis_source": source}  # fmt: skip
-    return [{**head, **r} for r in report.to_records()], report.size - report.finite

@@ -68,17 +68,17 @@ def _task(
 ) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
     """One tensor's records, computed where the task runs."""
     from ..lazy import is_dask
-    from .checkpoint import _as_array, tensor_records
     from .progress import progress_bar
+    from .records import as_array, tensor_records
     from .tensor import parse_formats
 
     with warnings.catch_warnings():  # said once already, by the caller
         warnings.filterwarnings("ignore", "custom format", UserWarning)
         parsed, rows = parse_formats(formats, scalings)
     if isinstance(where, tuple) and len(where) == 3 and where[0] == "path":
-        value = _as_array(_opened(where[1], where[2])[key])
+        value = as_array(_opened(where[1], where[2])[key])
     else:
-        value = _as_array(where)
+        value = as_array(where)
     bar = progress_bar(0, key, False)
     if is_dask(value):
         import dask
