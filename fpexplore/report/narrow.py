@@ -73,7 +73,7 @@ def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorSta
 
 def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     lead, length = piece.shape[:-1], piece.shape[-1]
-    padded = -(-length // plan.align) * plan.align
+    padded = plan.padded(length)
     rows = math.prod(lead)
     m = rows * padded
     if m == 0:
@@ -132,6 +132,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             else:
                 assert row.block is not None
                 k, emax = row.block.block_size, row.block.emax_elem
+                k = min(k, padded)  # an axis shorter than a block: a block a row
                 if k not in blocks:
                     blocks[k] = Blocks(a, k, shared)
                 stats.clipped = blocks[k].round(a, emax, r32, (y, t, q, c))

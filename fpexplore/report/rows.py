@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 ALIGN = 32
+SHORT = 16  # the smallest block of the catalogue's block formats (NVFP4's)
 """Pieces and chunks are cut on multiples of 32 along the block axis (and padded to
 them) whichever rows are asked: a row's sums then do not depend on the other rows
 (``scalings=("none",)`` gives the numbers of the full report's ``none`` rows)."""
@@ -74,6 +75,17 @@ class RowPlan:
     narrow: bool  # the narrow route (every value of the input is a float32)
     limits: list[tuple[np.float32, np.float32] | None]  # the narrow route's (H, U) per row
     figure: bool = True  # the |x| histogram of the report's figure
+
+    def padded(self, length: int) -> int:
+        """A piece's length along the block axis, padded to whole blocks of every
+        block row: ``length`` itself for an axis of at most :data:`SHORT` values
+        (no longer than any block row's block, each of which is then the whole
+        axis), so short axes cost no more a value than long ones. The same whatever
+        rows are asked, so that a row's sums are cut into the same pieces."""
+        sizes = [row.block.block_size for row in self.rows if row.block is not None]
+        if length <= SHORT and all(length <= size for size in sizes):
+            return length
+        return -(-length // self.align) * self.align
 
 
 def narrow_dtype(dtype: np.dtype) -> bool:

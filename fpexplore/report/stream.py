@@ -34,11 +34,11 @@ def needs_amax(rows: list[Row]) -> bool:
     return any(r.scaling == "per_tensor" or (r.block and r.block.scale == "e4m3") for r in rows)
 
 
-def piece_limit(shape: tuple[int, ...], axis: int, align: int) -> int:
+def piece_limit(shape: tuple[int, ...], axis: int, plan: RowPlan) -> int:
     """Elements per piece such that, padded to whole blocks, a piece fits :data:`PIECE`."""
     length = shape[axis] if shape else 1
-    padded = -(-length // align) * align
-    return max(align, PIECE * max(length, 1) // max(padded, 1))
+    padded = plan.padded(length)
+    return max(plan.align, PIECE * max(length, 1) // max(padded, 1))
 
 
 def chunk_amax(chunk: np.ndarray, work: Work | None = None) -> float:
@@ -80,7 +80,7 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
 def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
                 pool: ThreadPoolExecutor | None = None) -> S.TensorStats:  # fmt: skip
     """The statistics of a chunk, its pieces shared among ``works`` (one per thread)."""
-    limit = piece_limit(chunk.shape, axis, plan.align)
+    limit = piece_limit(chunk.shape, axis, plan)
     boxes = list(plan_chunks(chunk.shape, limit, axis=axis, align=plan.align))
 
     def run(t: int) -> S.TensorStats | None:

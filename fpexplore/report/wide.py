@@ -77,8 +77,7 @@ def finite_magnitudes(x: np.ndarray, a: np.ndarray) -> tuple[float, int]:
 def wide_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     """The statistics of one piece (block axis last) for every row of ``plan``."""
     lead, length = piece.shape[:-1], piece.shape[-1]
-    k = plan.align
-    padded = -(-length // k) * k
+    padded = plan.padded(length)
     rows = math.prod(lead)
     m = rows * padded
     if m > w.n:
@@ -194,14 +193,14 @@ def _block_row(
     element format, clipped count)."""
     block = row.block
     assert block is not None
-    k = block.block_size
+    k = min(block.block_size, padded)  # an axis shorter than a block: a block a row
     element = block.element_format
     if rounder is None:  # NVFP4, MXINT8: the general route
         tensor_amax = plan.tensor_amax if block.scale == "e4m3" else None
         blocks = quantize_blocks(x.reshape(rows, padded), block, tensor_amax=tensor_amax)
         q[...] = blocks.values.reshape(-1)
         factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
-        scale = np.repeat(factor, k, axis=-1).reshape(-1)
+        scale = np.repeat(factor, block.block_size, axis=-1)[:, :padded].reshape(-1)
         y = w.y[: x.size]
         with np.errstate(invalid="ignore", divide="ignore"):
             np.divide(x, scale, out=y, where=scale > 0)

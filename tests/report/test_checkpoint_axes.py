@@ -168,3 +168,19 @@ def test_the_heatmap_shows_the_worst_tensors_of_a_large_report() -> None:
     assert "bad" in [t.get_text() for t in ax.get_yticklabels()]
     assert r.plot(top=None).images[0].get_array().shape == (61, 3)
     plt.close("all")
+
+
+@pytest.mark.parametrize("length", [1, 3, 16, 17])
+def test_short_block_axes_match_quantize_blocks(length: int) -> None:
+    """Pieces of a short axis are not padded to 32 values (the cost a value of blocks
+    of 1 is that of blocks of 32): the rows still equal quantize_blocks' values."""
+    x = (RNG.standard_t(3, (96, length)) * 0.1).astype(np.float32)
+    for fmt in ("mxfp4", "nvfp4", "mxfp8_e4m3"):
+        (row,) = fpx.tensor_report(x, [fmt], axis=1).to_records()
+        q = fpx.quantize_blocks(x, fmt, axis=1).values
+        noise = float(np.sum((q.astype(np.float64) - x) ** 2))
+        snr = 10 * np.log10(float(np.sum(x.astype(np.float64) ** 2)) / noise)
+        assert row["snr_db"] == pytest.approx(snr, rel=1e-12), (fmt, length)
+        rel = np.abs(q - x.astype(np.float64)) / np.abs(x)
+        assert row["max_rel_error"] == float(rel.max())
+        assert row["short_blocks"] == (length < fpx.get_block_format(fmt).block_size)
