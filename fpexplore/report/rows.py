@@ -198,6 +198,15 @@ class Work:
         self.bins: dict[int, S.Bins] = {}
         self.log2: S.Bins | None = None
         self._f32: tuple[np.ndarray, ...] | None = None
+        self._spare: dict[bool, list[S.Bins]] = {}  # drained bins, kept for the next tensor
+
+    def reset(self) -> None:
+        """Ready for another tensor: its rows' bins, drained (all zero), kept for reuse
+        (a row's bins are a megabyte of counts: zeroing them cost more than small
+        tensors' work)."""
+        for bins in self.bins.values():
+            self._spare.setdefault(bins.zero_bin, []).append(bins)
+        self.bins = {}
 
     def f32(self) -> tuple[np.ndarray, ...]:
         """Ten float32 buffers of ``n`` elements (the narrow route's)."""
@@ -208,7 +217,8 @@ class Work:
     def row_bins(self, i: int, *, zero_bin: bool = False) -> S.Bins:
         """Row ``i``'s relative-error bins (``zero_bin``: the narrow route's)."""
         if i not in self.bins:
-            self.bins[i] = S.Bins(low=S.LOW_BIN, zero_bin=zero_bin)
+            spare = self._spare.get(zero_bin)
+            self.bins[i] = spare.pop() if spare else S.Bins(low=S.LOW_BIN, zero_bin=zero_bin)
         return self.bins[i]
 
     def log2_bins(self) -> S.Bins:

@@ -14,6 +14,7 @@ piece. Where a per-tensor (or NVFP4) scale needs the amax, a first pass reads it
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -113,9 +114,37 @@ def numpy_stats(
     leaves out the ``|x|`` histogram (only the report's figure reads it);
     ``narrow=False`` takes the wide route whatever the dtype (for the tests)."""
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
-    align = row_align(rows)
     threads = min(_threads(x.size), 8)
-    works = [Work(2 * PIECE) for _ in range(threads)]
+    works = _take_works(threads)
+    total, amax = _numpy_stats(x, rows, axis, limit, advance, figure, narrow, works)
+    _give_back(works)  # not after an error: their bins may hold counts
+    return total, amax
+
+
+_SPARE: list[Work] = []
+_SPARE_LOCK = threading.Lock()
+
+
+def _take_works(n: int) -> list[Work]:
+    """``n`` work areas, reused from earlier tensors where there are some."""
+    with _SPARE_LOCK:
+        taken = [_SPARE.pop() for _ in range(min(n, len(_SPARE)))]
+    return taken + [Work(2 * PIECE) for _ in range(n - len(taken))]
+
+
+def _give_back(works: list[Work]) -> None:
+    for w in works:
+        w.reset()
+    with _SPARE_LOCK:
+        _SPARE.extend(works[: max(0, 8 - len(_SPARE))])
+
+
+def _numpy_stats(
+    x: np.ndarray, rows: list[Row], axis: int, limit: int,
+    advance: Callable[[int], None] | None, figure: bool, narrow: bool | None, works: list[Work],
+) -> tuple[S.TensorStats, float]:  # fmt: skip
+    align = row_align(rows)
+    threads = len(works)
     amax = 0.0
     if needs_amax(rows):
         for box in plan_chunks(x.shape, limit):
