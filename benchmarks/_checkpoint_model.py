@@ -119,7 +119,7 @@ def write_sharded(folder: pathlib.Path, total_bytes: int, shards: int = 4) -> in
         head += b" " * (-len(head) % 8)
         with open(folder / file, "wb") as f:
             f.write(len(head).to_bytes(8, "little") + head)
-            left = 4 * per_tensor
+            left = 4 * 4 * per_tensor  # its 4 tensors, 4 bytes a value
             while left:
                 k = min(left // 4, 1 << 22)
                 f.write((rng.standard_t(4, k) * 0.02).astype("<f4").tobytes())

@@ -184,3 +184,13 @@ def test_short_block_axes_match_quantize_blocks(length: int) -> None:
         rel = np.abs(q - x.astype(np.float64)) / np.abs(x)
         assert row["max_rel_error"] == float(rel.max())
         assert row["short_blocks"] == (length < fpx.get_block_format(fmt).block_size)
+
+
+def test_the_large_model_page_runs_as_written() -> None:
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "large-models.md"
+    failures, tried = doctest.testfile(str(page), module_relative=False,
+                                       optionflags=doctest.NORMALIZE_WHITESPACE)  # fmt: skip
+    assert tried >= 5 and failures == 0
