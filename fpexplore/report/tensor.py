@@ -179,11 +179,17 @@ def tensor_report(
     formats : format spec or list of them
         Plain formats (``"float8_e4m3fn"``, ``"bfloat16"``, a dtype...) give rows
         ``none`` and ``per_tensor``, and ``block`` for an MX element format; block
-        formats (``"mxfp4"``, ``"nvfp4"``...) give a ``block`` row.
+        formats (``"mxfp4"``, ``"nvfp4"``...) give a ``block`` row. A name outside
+        the catalogue that reads as a custom eXmY format (``"e4m4"``) warns
+        (``UserWarning``) with the nearest catalogue names, and is reported as asked.
     axis : int, optional
         The block axis: consecutive elements along it share a block scale
         (default: the last axis). A Keras Dense kernel ``(in, out)`` is
-        block-scaled along its input axis, ``axis=0``.
+        block-scaled along its input axis, ``axis=0``; a PyTorch Linear weight
+        ``(out, in)`` and an ONNX or PyTorch convolution ``(out, in, *kernel)``
+        along axis 1 (:func:`fpexplore.checkpoint_report` finds each tensor's).
+        A block row whose axis is shorter than a block says so (``short_blocks``
+        in its record, a note in the table).
     scalings : iterable of str
         The rows to compute, some of ``"none"``, ``"per_tensor"``, ``"block"``.
     chunk_bytes : int
