@@ -40,6 +40,7 @@ __all__ = [
     "make_plan",
     "narrow_dtype",
     "row_align",
+    "row_scales",
     "stored_limits",
 ]
 
@@ -93,6 +94,15 @@ def narrow_dtype(dtype: np.dtype) -> bool:
     if dtype.kind == "f":
         return dtype.itemsize <= 4
     return dtype.kind in "iuV" and dtype.itemsize <= 2
+
+
+def row_scales(rows: list[Row], amax: float) -> list[float | None]:
+    """Each row's per-tensor scale for a tensor of largest magnitude ``amax`` (None
+    for rows without one): :func:`make_plan`'s ``scales``, without the rest."""
+    from ..scaling.per_tensor import compute_scale
+
+    return [compute_scale(amax, row.fmt) if row.scaling == "per_tensor" and row.fmt else None
+            for row in rows]  # fmt: skip
 
 
 def make_plan(

@@ -46,7 +46,7 @@ from ..lazy import is_dask
 from ..scaling.blocks import BLOCK_FORMATS, BlockFormat, get_block_format
 from . import stats as S
 from .chunks import CHUNK_BYTES
-from .rows import Row, make_plan
+from .rows import Row, row_scales
 from .stream import numpy_stats
 
 __all__ = ["SCALINGS", "TensorReport", "tensor_report"]
@@ -239,10 +239,10 @@ def build_report(
     """A :class:`TensorReport` from a tensor's combined statistics (``shape``: the
     tensor's, for ``short_blocks``)."""
     length = int(shape[axis]) if len(shape) > axis else 1
-    plan = make_plan(rows, amax, np.dtype(dtype)) if rows else None
+    scales = row_scales(rows, amax)
     records = []
     for i, (row, r) in enumerate(zip(rows, stats.rows, strict=True)):
-        scale = plan.scales[i] if plan is not None else None
+        scale = scales[i]
         records.append({
             "format": row.label, "scaling": row.scaling,
             "block_format": row.block.name if row.block is not None else None,
