@@ -105,8 +105,7 @@ def round_to(
         are rounded on their own 32-bit codes, without widening. A dask array
         gives a dask array, chunk by chunk, with the result's dtype declared.
     fmt : str, Format or dtype
-        A name outside the catalogue that reads as a custom eXmY format
-        (``"e4m4"``) warns (``UserWarning``) with the nearest catalogue names.
+        (a custom eXmY name outside the catalogue, ``"e4m4"``, warns: a typo?)
     rounding : str
         ``nearest_even`` (default), ``nearest_away``, ``toward_zero``, ``up``,
         ``down`` or ``stochastic`` (rounds up with probability equal to the
