@@ -4,6 +4,9 @@
     python benchmarks/checkpoint_report.py --quick         # 1e7 values; memory over 1e8
     python benchmarks/checkpoint_report.py --memory-n 0    # speed only
     python benchmarks/checkpoint_report.py --n 0           # memory only
+    python benchmarks/checkpoint_report.py --model         # a model's tensors in memory
+    python benchmarks/checkpoint_report.py --sharded 2     # a 2 GB sharded checkpoint:
+                                                           # one process vs LocalCluster(2)
 
 Each measurement runs in a child process (its peak resident memory, VmHWM, is its
 own). The baseline maps the file with numpy (``np.load(path, mmap_mode="r")``; a
@@ -246,7 +249,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", default="warm,cold", help="cache states: warm, cold or both")
     parser.add_argument("--dir", default="/tmp", help="where the files go")
     parser.add_argument("--code", default=str(ROOT), help="the fpexplore tree to time")
+    parser.add_argument("--model", action="store_true",
+                        help="only the report of a model's tensors held in memory")  # fmt: skip
+    parser.add_argument("--sharded", type=float, default=0,
+                        help="only a sharded checkpoint of this many GB, one process and "
+                        "LocalCluster(2)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.model or args.sharded:
+        return _model_and_sharded(args)
     n = int(args.n if args.n is not None else (1e7 if args.quick else 1e8))
     big = int(args.memory_n if args.memory_n is not None else (1e8 if args.quick else 1e9))
     states = [s for s in args.cache.split(",") if s]
@@ -264,6 +274,31 @@ def main(argv: list[str] | None = None) -> int:
     if big:
         memory(big, directory, args.code, targets)
     print(targets.render(), flush=True)
+    return 0
+
+
+def _model_and_sharded(args: argparse.Namespace) -> int:
+    from _checkpoint_model import model_speed, sharded
+
+    sys.path.insert(0, args.code)
+    import fpexplore as fpx
+
+    print(machine_summary({"distributed": optional("distributed")}), flush=True)
+    if args.model:
+        table = Table("A model's tensors in memory (ratios to np.abs(x).max(), same run)",
+                      ["measured", "figure", "target", "met"])  # fmt: skip
+        model_speed(fpx, args.repeat, table)
+        print(table.render(), flush=True)
+    if args.sharded:
+        formats = ["float8_e4m3fn"]
+        table = Table(
+            f"A {args.sharded:g} GB sharded checkpoint, checkpoint_report(folder, "
+            f"{formats}, scalings=('none',))",
+            ["run", "speed", "peak memory (VmHWM)"],
+        )
+        folder = pathlib.Path(args.dir) / "fpexplore-sharded-bench"
+        sharded(folder, int(args.sharded * 1e9), args.code, table, formats)
+        print(table.render(), flush=True)
     return 0
 
 

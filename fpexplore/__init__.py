@@ -36,6 +36,8 @@ from .exact import ROUNDING_MODES
 from .formats import FORMATS, Format, FormatLike, format_names, get_format
 from .io import open_checkpoint
 from .render.comparison import compare, format_table
+from .report.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
+from .report.tensor import TensorReport, tensor_report
 from .scaling.blocks import (
     BLOCK_FORMATS,
     BlockFormat,
@@ -44,10 +46,8 @@ from .scaling.blocks import (
     get_block_format,
     quantize_blocks,
 )
-from .scaling.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
 from .scaling.hadamard import hadamard
 from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
-from .scaling.report import TensorReport, tensor_report
 
 # Module paths of 0.2 that moved in 0.3 (README, "Changelog: module paths"): the old
 # names stay importable as aliases of the modules that replaced them.
@@ -60,8 +60,19 @@ _MOVED_MODULES = {
     "core.scaling": "scaling.per_tensor",
     "core.blocks": "scaling.blocks",
     "core.block_formats": "scaling.block_formats",
-    "core.report": "scaling.report",
-    "core.report_stats": "scaling.report_stats",
+    "core.report": "report.tensor",
+    "core.report_stats": "report.stats",
+    "scaling.report": "report.tensor",
+    "scaling.report_stats": "report.stats",
+    "scaling.report_chunks": "report.chunks",
+    "scaling.report_dask": "report.dask_run",
+    "scaling.report_narrow": "report.narrow",
+    "scaling.report_rows": "report.rows",
+    "scaling.report_stream": "report.stream",
+    "scaling.report_wide": "report.wide",
+    "scaling.checkpoint": "report.checkpoint",
+    "scaling.checkpoint_result": "report.checkpoint_result",
+    "scaling.progress": "report.progress",
     "core.lazy": "lazy.dask_arrays",
 }
 

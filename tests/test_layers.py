@@ -3,10 +3,10 @@
 From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding),
 ``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io`` (checkpoint
 readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
-(operations and sums) and ``scaling`` (per-tensor and block scaling, tensor reports),
-``render`` (text, HTML, tables), the package root (the public API), and the front ends
-``plot``, ``widgets``, ``mixed``, ``cli``, ``jax`` (rounding inside jit) and ``keras``
-(training in a format, which uses ``jax``).
+(operations and sums) and ``scaling`` (per-tensor and block scaling), ``report``
+(tensor and checkpoint reports) and ``render`` (text, HTML, tables), the package root
+(the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``, ``jax``
+(rounding inside jit) and ``keras`` (training in a format, which uses ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -30,6 +30,7 @@ LAYERS = {
     "core": 5,
     "arith": 6,
     "scaling": 6,
+    "report": 7,  # tensor and checkpoint reports: they read io and scaling, render lazily
     "render": 7,
     "": 8,  # the package root: fpexplore/__init__.py and __main__.py
     "plot": 9,
@@ -54,12 +55,13 @@ LAZY_RENDERING = {
     ("arith.accumulate", "_repr_html_"),
     ("scaling.blocks", "__str__"),
     ("scaling.blocks", "_repr_html_"),
-    ("scaling.report", "table"),
-    ("scaling.report", "plot"),
-    ("scaling.checkpoint_result", "table"),
-    ("scaling.checkpoint_result", "__str__"),
-    ("scaling.checkpoint_result", "_repr_html_"),
-    ("scaling.checkpoint_result", "plot"),
+    ("scaling.__init__", "__getattr__"),  # the report names that moved to report/
+    ("report.tensor", "table"),
+    ("report.tensor", "plot"),
+    ("report.checkpoint_result", "table"),
+    ("report.checkpoint_result", "__str__"),
+    ("report.checkpoint_result", "_repr_html_"),
+    ("report.checkpoint_result", "plot"),
     ("core.census", "__str__"),
     ("core.census", "_repr_html_"),
     ("core.error", "__str__"),
@@ -241,3 +243,7 @@ def test_moved_module_paths_still_import() -> None:
     from fpexplore.core import arithmetic, lazy  # the form `from package import module`
 
     assert arithmetic.add is fpexplore.add and lazy.from_npy is fpexplore.lazy.from_npy
+    from fpexplore.scaling import checkpoint, report, tensor_report  # moved to report/
+
+    assert report.tensor_report is tensor_report is fpexplore.tensor_report
+    assert checkpoint.checkpoint_report is fpexplore.checkpoint_report

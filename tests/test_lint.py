@@ -49,6 +49,7 @@ def test_doctests() -> None:
         "core",
         "arith",
         "scaling",
+        "report",
         "render",
         "cli",
     ]

@@ -2,7 +2,7 @@
 
 mypy runs with the ``[tool.mypy]`` settings of pyproject.toml: clean on the whole
 package, strict on the core layers (formats, exact, codes, io, lazy, core, arith,
-scaling). ``py.typed`` is
+scaling, report). ``py.typed`` is
 what lets a type checker read an installed fpexplore at all; without it every
 name imported from the package is ``Any``.
 """
@@ -75,6 +75,7 @@ def test_strict_settings_cover_the_core() -> None:
         "fpexplore/core",
         "fpexplore/arith",
         "fpexplore/scaling",
+        "fpexplore/report",
     ]
     result = _mypy(
         "--config-file", "pyproject.toml", "--strict", "--follow-imports=silent", *core, cwd=ROOT

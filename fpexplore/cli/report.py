@@ -14,8 +14,8 @@ Examples
 >>> path = os.path.join(tempfile.mkdtemp(), "w.npy")
 >>> np.save(path, np.array([0.5, 1.0, -2.0, 448.0], np.float32))  # E4M3 values: stored exactly
 >>> report_main([path, "-f", "e4m3", "--scaling", "none", "--csv"])
-tensor,shape,dtype,size,axis,format,scaling,block_format,scale,overflow,clipped,flushed_to_zero,subnormal,nonzero,median_rel_error,p99_rel_error,max_rel_error,snr_db,became_inf,became_nan,nonfinite_from
-w,4,float32,4,0,float8_e4m3fn,none,,,0,0,0,0,4,0.0,0.0,0.0,inf,0,0,
+tensor,shape,dtype,size,axis,axis_source,format,scaling,block_format,scale,overflow,clipped,flushed_to_zero,subnormal,nonzero,median_rel_error,p99_rel_error,max_rel_error,snr_db,became_inf,became_nan,nonfinite_from,short_blocks
+w,4,float32,4,0,last,float8_e4m3fn,none,,,0,0,0,0,4,0.0,0.0,0.0,inf,0,0,,False
 0
 """
 
@@ -24,9 +24,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
+from ..formats import custom_format_notice
 from .formats import check_names
 from .output import PROG, UsageError
 
@@ -49,6 +51,12 @@ FORMAT: plain formats (e4m3, e5m2, bf16, float16...) give the rows none,
 per_tensor and block (in the MX format of that element type, when there is
 one); block formats (mxfp4, mxfp6_e2m3, mxfp8_e4m3, nvfp4...) give a block row.
 
+Blocks run along each tensor's summed axis (--axis auto): the axis column
+says which and where it came from (graph, layer, layout, last, given); "short"
+marks an axis shorter than a block. Scalars are left out (--min-size 2) and
+every other tensor is reported unless --include, --exclude or --weights-only
+say otherwise; a filter that leaves nothing is an error (exit 2).
+
 A tensor passes a (format, scaling) when no value overflows and its SNR is at
 least --min-snr dB (20 by default).
 
@@ -59,7 +67,9 @@ shape is a list. --csv prints the same records as CSV (shape as 4x5).
 
 examples:
   fpexplore report model.safetensors -f e4m3,mxfp4
-  fpexplore report model.keras -f e4m3,e5m2,mxfp4,nvfp4,bf16 --axis 0
+  fpexplore report model.keras -f e4m3,e5m2,mxfp4,nvfp4,bf16
+  fpexplore report model.onnx -f nvfp4 --weights-only --top 20
+  fpexplore report model.safetensors -f mxfp4 --exclude '*norm*' --min-size 1024
   fpexplore report model.onnx -f bf16 --scaling none --json
 
 exit status: 0 done, 2 a bad file, format or argument (one line on stderr)."""
@@ -75,7 +85,8 @@ def build_report_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=f"{PROG} report",
         usage=f"{PROG} report PATH -f FORMAT[,FORMAT...] [--scaling SCALING[,...]] "
-        "[--axis N] [--top N] [--min-snr DB] [--json | --csv] [--no-progress]",
+        "[--axis auto|N] [--min-size N] [--include GLOB] [--exclude GLOB] [--weights-only] "
+        "[--scheduler ADDRESS] [--top N] [--min-snr DB] [--json | --csv] [--no-progress]",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -97,9 +108,40 @@ def build_report_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--axis",
+        default="auto",
+        metavar="auto|N",
+        help="the block axis: auto (the default) blocks each tensor along the axis its layer "
+        "sums over (the ONNX graph, the Keras layer, PyTorch's layout), else its last; N: "
+        "axis N of every tensor that has it",
+    )
+    parser.add_argument(
+        "--min-size",
         type=int,
         metavar="N",
-        help="the block axis of every tensor that has it (default: each tensor's last axis)",
+        help="leave out tensors of fewer than N values (default 2: scalars are left out)",
+    )
+    parser.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help="report only the tensors whose names match (repeatable), e.g. '*.weight'",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        metavar="GLOB",
+        help="leave out the tensors whose names match (repeatable), e.g. '*norm*'",
+    )
+    parser.add_argument(
+        "--weights-only",
+        action="store_true",
+        help="only the layers' weights: ONNX initializers of Conv/Gemm/MatMul/Gather, "
+        "trainable Keras variables, else tensors of rank 2 or more (default: every tensor)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a dask.distributed cluster, e.g. tcp://10.0.0.5:8786 (needs distributed)",
     )
     parser.add_argument(
         "--top",
@@ -145,11 +187,14 @@ def _scalings(specs: list[str] | None) -> tuple[str, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..scaling.checkpoint import checkpoint_report, no_rows
-    from ..scaling.report import parse_formats
+    from ..report.checkpoint import checkpoint_report, no_rows
+    from ..report.tensor import parse_formats
 
     formats = _names(args.format, "-f/--format; expected format names such as e4m3,mxfp4")
     check_names(formats)
+    for name in formats:
+        if custom_format_notice(name):
+            print(f"{PROG} report: warning: {custom_format_notice(name)}", file=sys.stderr)
     scalings = _scalings(args.scaling)
     parsed, asked = parse_formats(formats, scalings)
     if not asked:  # checked before the file is read
@@ -161,8 +206,12 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--top must be 0 or more, got {args.top}")
     if not -1e3 <= args.min_snr <= 1e3:  # NaN too
         raise UsageError(f"--min-snr must be a number of dB, got {args.min_snr}")
+    if args.min_size is not None and args.min_size < 0:
+        raise UsageError(f"--min-size must be 0 or more, got {args.min_size}")
     report = checkpoint_report(
-        args.path.strip(), formats, scalings=scalings, axis=args.axis,
+        args.path.strip(), formats, scalings=scalings, axis=_axis(args.axis),
+        min_size=args.min_size, include=args.include, exclude=args.exclude,
+        weights_only=args.weights_only or None, scheduler=args.scheduler,
         progress=False if args.no_progress else None,
     )  # fmt: skip
     if args.json or args.csv:
@@ -170,7 +219,10 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write((rows.to_json() + "\n") if args.json else rows.to_csv())
         return 0
     sizes = {r["tensor"]: r["size"] for r in report.records}
-    skipped = f"; {len(report.skipped)} not floating point, left out" if report.skipped else ""
+    typed = sum(why.startswith("dtype ") for _, why in report.skipped)
+    skipped = f"; {typed} not floating point, left out" if typed else ""
+    if len(report.skipped) > typed:
+        skipped += f"; {len(report.skipped) - typed} left out by the filters"
     if report.nonfinite:
         names = list(report.nonfinite)
         listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -186,6 +238,15 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _axis(text: str) -> str | int:
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"--axis must be auto or an integer, got {text!r}") from None
+
+
 def _fail(message: str) -> int:
     line = " ".join(str(message).split())
     print(f"{PROG} report: error: {line}", file=sys.stderr)
@@ -199,7 +260,9 @@ def report_main(argv: Sequence[str]) -> int:
     try:
         args = build_report_parser().parse_args(list(argv))
         path = os.path.basename(args.path.strip()) or args.path
-        return _run(args)
+        with warnings.catch_warnings():  # said once, on stderr, by _run
+            warnings.filterwarnings("ignore", "custom format", UserWarning)
+            return _run(args)
     except SystemExit as done:  # --help
         return done.code if isinstance(done.code, int) else 0
     except (UsageError, ValueError, TypeError, OverflowError, KeyError) as err:

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import codes as K
-from ..formats import Format, FormatLike, get_format
+from ..formats import Format, FormatLike, get_format, warn_custom_format
 from ..lazy import is_dask, lazy_rounding_errors, map_elementwise
 from .narrow import result_dtype, round_narrow
 
@@ -105,6 +105,7 @@ def round_to(
         are rounded on their own 32-bit codes, without widening. A dask array
         gives a dask array, chunk by chunk, with the result's dtype declared.
     fmt : str, Format or dtype
+        (a custom eXmY name outside the catalogue, ``"e4m4"``, warns: a typo?)
     rounding : str
         ``nearest_even`` (default), ``nearest_away``, ``toward_zero``, ``up``,
         ``down`` or ``stochastic`` (rounds up with probability equal to the
@@ -135,6 +136,7 @@ def round_to(
     >>> round_to(np.float32([0.1, 3.0]), "float8_e4m3fn", dtype="narrow")
     array([0.10156, 3.     ], dtype=float16)
     """
+    warn_custom_format(fmt)
     fmt = get_format(fmt)
     target = result_dtype(fmt, dtype)
     if is_dask(values):  # stochastic: each chunk its own stream, from rng and its position

@@ -13,6 +13,7 @@ Examples
 from __future__ import annotations
 
 import re
+import warnings
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -21,9 +22,17 @@ from .format import Format
 from .names import ALIASES as _ALIASES
 from .names import CATALOGUE
 from .names import IEEE_NAMED as _IEEE_NAMED
-from .suggest import shown_name, unknown_format_message
+from .suggest import shown_name, suggest_formats, unknown_format_message
 
-__all__ = ["FORMATS", "FormatLike", "format_names", "get_format", "p3109"]
+__all__ = [
+    "FORMATS",
+    "FormatLike",
+    "custom_format_notice",
+    "format_names",
+    "get_format",
+    "p3109",
+    "warn_custom_format",
+]
 
 if TYPE_CHECKING:
     FormatLike: TypeAlias = (
@@ -143,6 +152,32 @@ def get_format(spec: FormatLike) -> Format:
     raise TypeError(
         f"format must be a name, a numpy dtype or a Format, got {type(spec).__name__}: {spec!r}"
     )
+
+
+def custom_format_notice(spec: object) -> str:
+    """What to say of a name that reads as a custom eXmY format, not a catalogue name
+    or alias (``""`` for anything else): most such names are typos of one.
+
+    >>> custom_format_notice("e4m4")
+    'custom format e4m4 (not in the catalogue); did you mean e4m3 (float8_e4m3fn)?'
+    >>> custom_format_notice("e4m3"), custom_format_notice("float32")
+    ('', '')
+    """
+    if not isinstance(spec, str):
+        return ""
+    key = spec.strip().lower().replace(" ", "")
+    key = _ALIASES.get(key, key)
+    if key in FORMATS or key in _IEEE_NAMED or not _CUSTOM.fullmatch(key):
+        return ""
+    hint = suggest_formats(spec)
+    return f"custom format {spec.strip()} (not in the catalogue)" + (f"; {hint}" if hint else "")
+
+
+def warn_custom_format(spec: object, stacklevel: int = 3) -> None:
+    """A ``UserWarning`` with :func:`custom_format_notice` when it says anything."""
+    notice = custom_format_notice(spec)
+    if notice:
+        warnings.warn(notice, UserWarning, stacklevel=stacklevel)
 
 
 def _from_dtype_name(dtype_name: str, spec: object = None) -> Format:

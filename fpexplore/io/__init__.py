@@ -36,6 +36,7 @@ from .checkpoint import (
     CheckpointError,
     CheckpointNotFoundError,
     MissingLibraryError,
+    TensorRole,
     TensorSpec,
 )
 from .open import SUFFIXES, open_checkpoint
@@ -47,6 +48,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointNotFoundError",
     "MissingLibraryError",
+    "TensorRole",
     "TensorSpec",
     "open_checkpoint",
 ]

@@ -45,6 +45,7 @@ __all__ = [
     "Entry",
     "MissingLibraryError",
     "Raw",
+    "TensorRole",
     "TensorSpec",
     "ml_dtype",
 ]
@@ -80,6 +81,28 @@ class TensorSpec(NamedTuple):
     def nbytes(self) -> int:
         """The bytes its values take in memory."""
         return self.size * self.dtype.itemsize
+
+
+class TensorRole(NamedTuple):
+    """What a file says of a tensor's use, as far as it says anything.
+
+    ``axis``: the axis its layer sums over (None: not known); ``source``: where that
+    came from, ``"graph"`` (the ONNX node consuming it), ``"layer"`` (its Keras
+    layer), ``"layout"`` (the framework's layout of the file's kind: PyTorch's
+    ``(out, in, *kernel)``) or ``""``; ``weight``: whether it is a layer's weight
+    (an ONNX initializer a Conv, Gemm, MatMul or Gather consumes, a trainable Keras
+    variable), None if the file does not say; ``note``: why no axis is known.
+    """
+
+    axis: int | None = None
+    source: str = ""
+    weight: bool | None = None
+    note: str = ""
+
+
+LAYOUT_KINDS = ("safetensors", "npz", "npy", "torch")
+"""Kinds of file whose tensors are taken to be in PyTorch's layout: a Linear weight
+``(out, in)`` and a convolution's ``(out, in / groups, *kernel)`` sum over axis 1."""
 
 
 @dataclass(frozen=True)
@@ -132,12 +155,14 @@ class Checkpoint(Mapping[str, Any]):
     """
 
     def __init__(
-        self, path: str | None, kind: str, entries: Mapping[str, Entry], *, name: str = ""
-    ) -> None:
+        self, path: str | None, kind: str, entries: Mapping[str, Entry], *, name: str = "",
+        roles: Mapping[str, TensorRole] | None = None,
+    ) -> None:  # fmt: skip
         self.path = None if path is None else os.fspath(path)
         self.kind = kind
         self.name = name or (os.path.basename(self.path) if self.path else "mapping")
         self._entries = dict(entries)
+        self._roles = dict(roles or {})
 
     def __getitem__(self, name: str) -> Any:
         entry = self._entry(name)
@@ -168,6 +193,17 @@ class Checkpoint(Mapping[str, Any]):
     def spec(self, name: str) -> TensorSpec:
         """The shape and dtype of tensor ``name``, without reading it."""
         return self._entry(name).spec
+
+    def role(self, name: str) -> TensorRole:
+        """What the file says of tensor ``name``'s use (:class:`TensorRole`): from the
+        ONNX graph or the Keras layers where the reader knows them; a tensor of rank 2
+        or more of a :data:`LAYOUT_KINDS` file sums over axis 1; else nothing known."""
+        spec = self._entry(name).spec
+        if name in self._roles:
+            return self._roles[name]
+        if self.kind in LAYOUT_KINDS and len(spec.shape) >= 2:
+            return TensorRole(1, "layout")
+        return TensorRole()
 
     def read_rows(self, name: str, start: int, stop: int) -> np.ndarray:
         """Rows ``start:stop`` (along the first axis) of tensor ``name``, as a copy.

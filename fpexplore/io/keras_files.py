@@ -44,10 +44,19 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
+from .checkpoint import (
+    EXTRA,
+    Checkpoint,
+    CheckpointError,
+    Entry,
+    MissingLibraryError,
+    TensorRole,
+    TensorSpec,
+)
 from .checkpoint import ml_dtype as _ml_dtype
 from .hdf5_checks import check_contained, check_dataset
 from .keras_archive import MAX_CONFIG, Inflated, weights_member
+from .keras_roles import keras_role
 
 __all__ = ["MAX_CONFIG", "VARIABLES", "read_keras", "read_weights_h5"]
 
@@ -163,6 +172,7 @@ class _Walk:
         self.configs = _layer_configs(config)
         self.rank = {name: i for i, name in enumerate(self.configs)}  # the model's order
         self.found: dict[str, tuple[str, TensorSpec]] = {}
+        self.roles: dict[str, TensorRole] = {}  # each variable's use (keras_roles)
 
     def add(self, name: str, dataset: Any) -> None:
         where = f"{self.file_name}: variable {name!r}"
@@ -179,6 +189,10 @@ class _Walk:
         names = _variable_names(cls, config, len(datasets)) or datasets
         for dataset, variable in zip(datasets, names, strict=True):
             self.add(f"{prefix}{layer_name}/{variable}", variables[dataset])
+            if names is not datasets:
+                spec = self.found[f"{prefix}{layer_name}/{variable}"][1]
+                role = keras_role(cls, config, variable, spec.shape)
+                self.roles[f"{prefix}{layer_name}/{variable}"] = role
         self.children(group, f"{prefix}{layer_name}/")
 
     def _order(self, group: Any, key: str) -> tuple[int, str, int]:
@@ -197,10 +211,13 @@ class _Walk:
                 self.children(child, prefix)
 
 
-def _read_layout(h5: Any, file_name: str, config: Any) -> dict[str, tuple[str, TensorSpec]]:
-    """Every model variable of an open weights file: name -> (dataset path, spec)."""
+def _read_layout(
+    h5: Any, file_name: str, config: Any
+) -> tuple[dict[str, tuple[str, TensorSpec]], dict[str, TensorRole]]:
+    """Every model variable of an open weights file: name -> (dataset path, spec), and
+    the roles of those whose layer is known."""
     if "model_weights" in h5 or "layer_names" in h5.attrs:
-        return _legacy(h5, file_name)
+        return _legacy(h5, file_name), {}
     if "vars" not in h5 and "layers" not in h5:  # Keras writes both, even with no variables
         raise CheckpointError(
             f"{file_name}: not a Keras weights file (no 'vars' or 'layers' group, nor a "
@@ -213,7 +230,7 @@ def _read_layout(h5: Any, file_name: str, config: Any) -> dict[str, tuple[str, T
         for key in sorted(h5["vars"], key=_natural):
             walk.add(f"{model}/{key}", h5["vars"][key])
     walk.children(h5, "", skip=("vars", "optimizer"))
-    return walk.found
+    return walk.found, walk.roles
 
 
 def _legacy(h5: Any, file_name: str) -> dict[str, tuple[str, TensorSpec]]:
@@ -240,7 +257,7 @@ def _checkpoint(path: str, opener: Callable[[], Any], config: Any, size: int) ->
     try:
         with opener() as raw, h5py.File(raw, "r") as h5:
             check_contained(h5, name, size)  # before anything is read
-            layout = _read_layout(h5, name, config)
+            layout, roles = _read_layout(h5, name, config)
     except CheckpointError:
         raise
     except (OSError, KeyError, ValueError, TypeError) as err:
@@ -255,7 +272,7 @@ def _checkpoint(path: str, opener: Callable[[], Any], config: Any, size: int) ->
         return read
 
     entries = {key: Entry(spec, load(dataset, spec)) for key, (dataset, spec) in layout.items()}
-    return Checkpoint(path, "keras", entries)
+    return Checkpoint(path, "keras", entries, roles=roles)
 
 
 def read_weights_h5(path: str) -> Checkpoint:

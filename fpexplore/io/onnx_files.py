@@ -11,7 +11,8 @@ The tensors are the main graph's floating-point weights:
 Integer and boolean initializers (shapes, indices, masks) are not weights and are
 left out, as are sparse initializers and the subgraphs of control-flow nodes.
 Values come from ``onnx.numpy_helper.to_array``, which gives bfloat16 and FP8 as
-ml_dtypes types. The model's protobuf is parsed once, when the file is opened;
+ml_dtypes types. Each weight's summed axis comes from the node that consumes it
+(:mod:`fpexplore.io.onnx_roles`). The model's protobuf is parsed once, when the file is opened;
 weights stored as external data (models over 2 GB) are read from their files one
 tensor at a time, when asked for. An external data file must lie in the model's
 folder: a location that is absolute, climbs out with ``..`` or passes through a
@@ -47,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
+from .onnx_roles import graph_roles
 
 __all__ = ["FLOAT_TYPES", "external_file", "read_onnx"]
 
@@ -206,4 +208,5 @@ def read_onnx(path: str) -> Checkpoint:
         spec = TensorSpec(tuple(int(d) for d in tensor.dims), dtype)
         _check_bytes(onnx, tensor, spec, base, where)
         entries[key] = Entry(spec, _loader(onnx, tensor, base, where))
-    return Checkpoint(path, "onnx", entries)
+    roles = graph_roles(model.graph, {key: entry.spec.shape for key, entry in entries.items()})
+    return Checkpoint(path, "onnx", entries, roles=roles)

@@ -10,6 +10,7 @@ mappings (a flax ``params`` tree) are flattened with ``/`` between the keys.
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,15 +76,13 @@ def _sniff(path: str) -> str | None:
     if len(head) >= 9 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 1 << 27:
         return "safetensors"
     if head.startswith(b"PK\x03\x04"):
-        import zipfile
-
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
         if "model.weights.h5" in names:
             return "keras"
         if names and all(n.endswith(".npy") for n in names):
             return "npz"
-        return "torch"
+        return "torch"  # _open_path names any other zip for what it is
     if head[:1] == b"\x80":  # a pickle: torch's legacy format
         return "torch"
     return None
@@ -93,11 +92,11 @@ def _open_path(path: str) -> Checkpoint:
     name = os.path.basename(path) or path
     if not os.path.exists(path):
         raise CheckpointNotFoundError(f"{name}: no such file ({path})")
-    if os.path.isdir(path):
-        raise CheckpointError(
-            f"{name}: is a directory; expected a checkpoint file ({', '.join(SUFFIXES)})"
-        )
     lower = name.lower()
+    if os.path.isdir(path) or lower.endswith(".index.json"):
+        from .sharded import find_index, read_sharded
+
+        return read_sharded(find_index(path) if os.path.isdir(path) else path)
     kind = next((k for suffix, k in SUFFIXES.items() if lower.endswith(suffix)), None)
     if kind is None:
         try:
@@ -108,6 +107,13 @@ def _open_path(path: str) -> Checkpoint:
             raise CheckpointError(
                 f"{name}: unknown kind of file; expected one of {', '.join(SUFFIXES)}"
             )
+    if kind == "torch" and zipfile.is_zipfile(path):  # a wheel or TorchScript is no state_dict
+        from .zip_members import not_torch
+
+        with zipfile.ZipFile(path) as z:
+            refused = not_torch(z.namelist())
+        if refused:
+            raise CheckpointError(f"{name}: {refused}")
     try:
         checkpoint: Checkpoint = _reader(kind)(path)
     except MissingLibraryError as err:
@@ -193,7 +199,11 @@ def open_checkpoint(source: Any) -> Checkpoint:
         * ``.onnx``: floating-point initializers and Constant nodes by name (needs
           onnx);
         * ``.pt``, ``.pth``, ``.bin``, ``.ckpt``: a PyTorch ``state_dict`` (needs
-          torch), bfloat16 and FP8 as ml_dtypes types; mapped;
+          torch), bfloat16 and FP8 as ml_dtypes types; mapped (a wheel, a TorchScript
+          archive or another zip is refused, named for what it is);
+        * a folder of ``.safetensors`` shards with their ``*.safetensors.index.json``,
+          or the index itself: every shard as one mapping, names as the index gives
+          them (:mod:`fpexplore.io.sharded`);
 
         or a mapping of names to arrays (numpy, dask, JAX, ml_dtypes or torch;
         nested mappings are flattened with ``/``), wrapped without copying.

@@ -48,6 +48,7 @@ __all__ = [
     "Window",
     "check_member",
     "inflate_to_file",
+    "not_torch",
     "read_member",
     "stored_data_start",
 ]
@@ -154,3 +155,24 @@ class Window(io.RawIOBase):
     def close(self) -> None:
         self._file.close()
         super().close()
+
+
+def not_torch(names: list[str]) -> str:
+    """What a zip whose members are ``names`` is, when it is not a torch checkpoint
+    (``""`` when it is: a ``data.pkl`` and no TorchScript code).
+
+    >>> not_torch(["pkg/__init__.py", "pkg-1.0.dist-info/WHEEL"])
+    'a Python wheel (pkg-1.0.dist-info), not a checkpoint'
+    >>> not_torch(["m/data.pkl", "m/data/0"])
+    ''
+    """
+    if any(n.endswith(".dist-info/WHEEL") for n in names):
+        info = next(n for n in names if n.endswith(".dist-info/WHEEL")).split("/")[0]
+        return f"a Python wheel ({info}), not a checkpoint"
+    if any(n.endswith("data.pkl") for n in names):
+        if any("/code/" in n or n.endswith("constants.pkl") for n in names):
+            return ("a TorchScript archive (torch.jit.save), not a state_dict: load it with "
+                    "torch.jit.load and pass its state_dict() instead")  # fmt: skip
+        return ""
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"a zip archive that is no checkpoint this reads (members: {shown or 'none'})"

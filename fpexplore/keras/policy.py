@@ -35,6 +35,7 @@ import dataclasses
 import numbers
 from dataclasses import dataclass
 
+from ..formats import warn_custom_format
 from .specs import (
     SCALINGS,
     WEIGHT_ROUNDINGS,
@@ -132,6 +133,7 @@ class FormatPolicy:
 
     def __post_init__(self) -> None:
         put = object.__setattr__
+        given = (self.forward, self.backward, self.weights)
         put(self, "forward", check_format(self.forward, "forward"))
         put(self, "backward", check_format(self.backward, "backward"))
         put(self, "weights", check_format(self.weights, "weights"))
@@ -166,6 +168,8 @@ class FormatPolicy:
             put(self, "forward", self.forward_spec.format)
         if self.backward_spec is not None and self.backward is None:
             put(self, "backward", self.backward_spec.format)
+        for spec in given:  # "e4m4": a custom format, or a typo of e4m3?
+            warn_custom_format(spec, stacklevel=4)
 
     @property
     def forward_spec(self) -> OperandSpec | None:

@@ -19,15 +19,23 @@ SNR_RANGE = (0.0, 60.0)  # dB: the colour scale (values beyond take its ends)
 _ANNOTATE = 30  # cells get their numbers when at most this many tensors are shown
 
 
-def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None = None) -> Axes:
+TOP = 40
+"""Tensors a heatmap shows at most: the worst ones, by their lowest SNR."""
+
+
+def plot_checkpoint(
+    report: Any, ax: Axes | None = None, *, scaling: str | None = None, top: int | None = TOP
+) -> Axes:
     """SNR of each tensor (rows, in checkpoint order) in each (format, scaling)
     (columns), on a colour scale from 0 to 60 dB (viridis: dark is bad). A cell
     whose SNR is -inf (values became inf or NaN) is red and marked ``inf/NaN``; an
     exact one (SNR inf) takes the top colour; a tensor of NaN or inf values only
     (nothing to measure) is grey and marked ``no finite values``. ``scaling`` keeps
     one scaling's columns (``"none"``, ``"per_tensor"`` or ``"block"``; a
-    ``ValueError`` if the report has none of its rows). A report without rows gives
-    a titled, empty panel.
+    ``ValueError`` if the report has none of its rows). ``top``: a report of more
+    tensors shows the ``top`` worst (lowest SNR in any column), in checkpoint
+    order, and its title says how many more there are (None: every tensor). A
+    report without rows gives a titled, empty panel.
 
     Returns
     -------
@@ -38,7 +46,7 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
     Examples
     --------
     >>> import numpy as np
-    >>> from fpexplore.scaling.checkpoint import checkpoint_report
+    >>> from fpexplore.report.checkpoint import checkpoint_report
     >>> r = checkpoint_report({"a": np.ones(64), "b": np.arange(64.0)}, ["e4m3"], progress=False)
     >>> ax = plot_checkpoint(r)
     >>> ax.images[0].get_array().shape
@@ -57,6 +65,19 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
         ax.set_yticks([])
         return ax
     tensors = list(dict.fromkeys(r["tensor"] for r in records))
+    hidden = 0
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+            raise ValueError(f"top must be a positive int or None, got {top!r}")
+        if len(tensors) > top:
+            worst: dict[str, float] = {}
+            for r in records:
+                snr = r["snr_db"] if not math.isnan(r["snr_db"]) else math.inf
+                worst[r["tensor"]] = min(worst.get(r["tensor"], math.inf), snr)
+            keep = set(sorted(tensors, key=lambda t: worst[t])[:top])
+            hidden = len(tensors) - top
+            tensors = [t for t in tensors if t in keep]
+            records = [r for r in records if r["tensor"] in keep]
     columns = list(dict.fromkeys((r["format"], r["scaling"]) for r in records))
     grid = np.full((len(tensors), len(columns)), np.nan)
     row_of = {t: i for i, t in enumerate(tensors)}
@@ -94,7 +115,10 @@ def plot_checkpoint(report: Any, ax: Axes | None = None, *, scaling: str | None 
             light = value != -math.inf and (value == math.inf or value > 35)
             ax.text(j, i, text, ha="center", va="center", fontsize=TEXT_SIZE - 3,
                     color="black" if light else "white")  # fmt: skip
-    label_axes(ax, f"SNR per tensor: {report.source}", "format, scaling", "tensor")
+    title = f"SNR per tensor: {report.source}"
+    if hidden:
+        title += f"\nthe {len(tensors)} worst tensors; {hidden} more not shown (top=None: all)"
+    label_axes(ax, title, "format, scaling", "tensor")
     ax.grid(False)
     return ax
 

@@ -22,7 +22,7 @@ _OVERFLOW = "#D55E00"
 
 
 def plot_report(report: Any, ax: Axes | None = None, *, log: bool = False) -> Axes:
-    """Histogram of log2|x| of a :class:`fpexplore.scaling.report.TensorReport` (heights per
+    """Histogram of log2|x| of a :class:`fpexplore.report.tensor.TensorReport` (heights per
     quarter binade; the bins are quarters of each binade's significands), and per
     format a row of its ranges, explained by the legend under the Axes.
 
@@ -53,7 +53,7 @@ def plot_report(report: Any, ax: Axes | None = None, *, log: bool = False) -> Ax
 
     Examples
     --------
-    >>> from fpexplore.scaling.report import tensor_report
+    >>> from fpexplore.report.tensor import tensor_report
     >>> r = tensor_report(np.random.default_rng(0).standard_normal(1000), ["float8_e4m3fn"])
     >>> ax = plot_report(r)
     >>> sorted(c.get_gid() for c in ax.collections if "e4m3" in str(c.get_gid()))

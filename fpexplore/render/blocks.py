@@ -79,6 +79,21 @@ def _summary(q: Any) -> str:
         f"{q.format.name}: {q.codes.size} elements along axis {q.axis} in {q.scales.size} "
         f"blocks of {q.block_size}"
         + (f", per-tensor scale {q.tensor_scale!r}" if q.tensor_scale is not None else "")
+        + _short_note(q)
+    )
+
+
+def _short_note(q: Any) -> str:
+    """What a block axis shorter than a block means, or nothing."""
+    shape, axis, size = getattr(q.codes, "shape", ()), q.axis, q.block_size
+    if not (isinstance(axis, int) and isinstance(size, int) and -len(shape) <= axis < len(shape)):
+        return ""
+    length = int(shape[axis])
+    if length >= size:
+        return ""
+    return (
+        f"; axis {axis} holds {length} value{'s' if length != 1 else ''}, fewer than a "
+        f"block: each block holds {length} (block along the summed axis with axis=)"
     )
 
 

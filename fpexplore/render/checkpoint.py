@@ -2,10 +2,10 @@
 worst rows (text and HTML).
 
 >>> import numpy as np
->>> from fpexplore.scaling.checkpoint import checkpoint_report
+>>> from fpexplore.report.checkpoint import checkpoint_report
 >>> r = checkpoint_report({"w": np.linspace(-1, 1, 64)}, ["float8_e5m2"], progress=False)
 >>> checkpoint_table(r).columns[:4]
-['tensor', 'shape', 'format', 'scaling']
+['tensor', 'shape', 'axis', 'format']
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .table import Table
 __all__ = ["checkpoint_html", "checkpoint_table", "checkpoint_text", "summary_table"]
 
 _COLUMNS = [
-    "tensor", "shape", "format", "scaling", "overflow", "clipped", "flushed_to_zero",
+    "tensor", "shape", "axis", "format", "scaling", "overflow", "clipped", "flushed_to_zero",
     "subnormal", "median_rel_error", "p99_rel_error", "max_rel_error", "snr_db",
 ]  # fmt: skip
 _SUMMARY = [
@@ -38,8 +38,8 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
     """The rows (the worst ``limit`` of them, lowest SNR first, if given)."""
     shown = report.worst(limit) if limit is not None else report
     records = shown.to_records()
-    rows = [[r["tensor"], _shape(r["shape"]), r["format"], scaling_label(r),
-             *(r[c] for c in _COLUMNS[4:])] for r in records]  # fmt: skip
+    rows = [[r["tensor"], _shape(r["shape"]), _axis(r), r["format"], scaling_label(r),
+             *(r[c] for c in _COLUMNS[5:])] for r in records]  # fmt: skip
     total = len(report.records) if report.of is None else report.of
     title = f"checkpoint report: {report.source}"
     if total > len(records):
@@ -55,6 +55,11 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
                            for t in shown_bad)  # fmt: skip
         notes.append("NaN or inf in the checkpoint itself (those values are left out of every "
                      f"statistic): {listed}")  # fmt: skip
+    notes.append("axis: the block axis and where it came from (graph: the ONNX node using "
+                 "the tensor; layer: its Keras layer; layout: PyTorch's (out, in, ...); last: "
+                 "no summed axis known; given: named); short: the axis is shorter than a "
+                 "block, so each block holds fewer values than the format's")  # fmt: skip
+    notes += getattr(report, "notes", [])
     if report.skipped:
         notes.append(_skipped_note(report))
     formatters: dict[str, Callable[[Any], str]] = {c: short for c in ERROR_COLUMNS}
@@ -62,10 +67,24 @@ def checkpoint_table(report: Any, limit: int | None = None) -> Table:
     return Table(list(_COLUMNS), rows, title=title, notes=notes, formatters=formatters)
 
 
+def _axis(r: dict[str, Any]) -> str:
+    text = f"{r['axis']} {r.get('axis_source', '')}".rstrip()
+    return text + " short" if r.get("short_blocks") else text
+
+
 def _skipped_note(report: Any) -> str:
-    """The tensors left out, each with its dtype (the reasons: ``report.skipped``)."""
-    listed = ", ".join(f"{name} ({why.split()[1]})" for name, why in report.skipped)
-    return f"not reported (not floating point, complex or long double): {listed}"
+    """The tensors left out: by dtype each with its dtype, by the filters counted (the
+    reasons: ``report.skipped``)."""
+    typed = [(name, why) for name, why in report.skipped if why.startswith("dtype ")]
+    notes = []
+    if typed:
+        listed = ", ".join(f"{name} ({why.split()[1]})" for name, why in typed)
+        notes.append(f"not reported (not floating point, complex or long double): {listed}")
+    filtered = len(report.skipped) - len(typed)
+    if filtered:
+        notes.append(f"{filtered} tensor{'s' if filtered != 1 else ''} left out by the filters "
+                     "(min_size, include/exclude, weights_only; skipped says why)")  # fmt: skip
+    return "; ".join(notes)
 
 
 def summary_table(summary: Any) -> Table:

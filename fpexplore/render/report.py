@@ -5,7 +5,7 @@ measured, and, where an SNR is -inf or a maximum error inf, which values became
 inf or NaN (:func:`nonfinite_notes`).
 
 >>> import numpy as np
->>> from fpexplore.scaling.report import tensor_report
+>>> from fpexplore.report.tensor import tensor_report
 >>> r = tensor_report(np.linspace(-1, 1, 101), ["float8_e5m2"])
 >>> report_table(r).columns[:4]
 ['format', 'scaling', 'overflow', 'clipped']
@@ -90,6 +90,11 @@ def report_table(report: Any) -> Table:
         "E8M0 scale) or NVFP4 (16, E4M3 scale and a float32 per-tensor scale)",
         *nonfinite_notes(records, lambda r: f"{r['format']} {scaling_label(r)}"),
     ]
+    short_rows = [r["format"] for r in records if r.get("short_blocks")]
+    if short_rows:
+        notes.append(f"short blocks: block axis {report.axis} is shorter than a block of "
+                     f"{', '.join(short_rows)}, so each block holds the whole axis, fewer "
+                     "values than the format's (name the summed axis with axis=)")  # fmt: skip
     formatters: dict[str, Callable[[Any], str]] = {c: short for c in ERROR_COLUMNS}
     formatters["snr_db"] = snr_text
     return Table(list(_COLUMNS), rows, title="tensor report", notes=notes, formatters=formatters)

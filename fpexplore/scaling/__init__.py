@@ -1,4 +1,4 @@
-"""Scaled formats: per-tensor scales, OCP MX and NVFP4 blocks, and tensor reports.
+"""Scaled formats: per-tensor scales, OCP MX and NVFP4 blocks.
 
 How a value travels: a tensor's amax (or an amax history) gives a per-tensor scale
 (:mod:`~fpexplore.scaling.per_tensor`), or each block (32 values for MX, 16 for
@@ -9,12 +9,13 @@ NVFP4, any size along any axis, or a 2-D tile) gets a shared scale
 :mod:`~fpexplore.scaling.blocks` quantizes and dequantizes, and
 :mod:`~fpexplore.scaling.hadamard` spreads outliers before blocking); the
 scaled values are rounded into the element format by :mod:`fpexplore.codes`, and
-multiplied back. :mod:`~fpexplore.scaling.report` measures what a tensor loses in
-each format and scaling, with :mod:`~fpexplore.scaling.report_stats` accumulating
-the counts and error histograms chunk by chunk.
+multiplied back. What a tensor loses in each format and scaling is measured by
+the reports, one layer up (:mod:`fpexplore.report`).
 
 Imports :mod:`fpexplore.codes`, :mod:`fpexplore.lazy` and below; renders itself
-through lazy imports of :mod:`fpexplore.render` and :mod:`fpexplore.plot`.
+through lazy imports of :mod:`fpexplore.render`. ``SCALINGS``, ``TensorReport``
+and ``tensor_report`` moved to :mod:`fpexplore.report`; their old names here still
+resolve, lazily.
 
 >>> from fpexplore.scaling import quantize_blocks
 >>> quantize_blocks([0.1, 0.5, 3.0, 100.0], "mxfp4").values.tolist()
@@ -30,20 +31,28 @@ from .blocks import (
     quantize_blocks,
 )
 from .per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
-from .report import SCALINGS, TensorReport, tensor_report
+
+_MOVED = ("SCALINGS", "TensorReport", "tensor_report")
+
+
+def __getattr__(name: str) -> object:
+    """The report names that lived here until the reports moved to fpexplore.report."""
+    if name in _MOVED:
+        from .. import report
+
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BLOCK_FORMATS",
-    "SCALINGS",
     "BlockFormat",
     "DelayedScaling",
     "QuantizedBlocks",
     "ScaledTensor",
-    "TensorReport",
     "compute_scale",
     "dequantize_blocks",
     "get_block_format",
     "quantize_blocks",
     "scale_per_tensor",
-    "tensor_report",
 ]

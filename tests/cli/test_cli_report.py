@@ -159,8 +159,9 @@ def test_onnx_model(capsys, tmp_path: Path) -> None:
     status, out, err = run(capsys, tmp_path / "model.onnx", "-f", "nvfp4", "--json")
     assert status == 0 and err == ""
     (row,) = json_strict(out)
-    (expected,) = tensor_report(w, ["nvfp4"]).to_records()
+    (expected,) = tensor_report(w, ["nvfp4"], axis=0).to_records()  # MatMul's rows: its sum
     assert row["tensor"] == "w" and row["snr_db"] == expected["snr_db"]
+    assert (row["axis"], row["axis_source"]) == (0, "graph")
 
 
 BAD = {
@@ -170,7 +171,10 @@ BAD = {
     "bad scaling": (["{file}", "-f", "e4m3", "--scaling", "blocks"], "unknown --scaling 'blocks'"),
     "no rows": (["{file}", "-f", "mxfp4", "--scaling", "none"], "gives no rows"),
     "json and csv": (["{file}", "-f", "e4m3", "--json", "--csv"], "not allowed with"),
-    "bad axis": (["{file}", "-f", "e4m3", "--axis", "x"], "invalid int value: 'x'"),
+    "bad axis": (
+        ["{file}", "-f", "e4m3", "--axis", "x"],
+        "--axis must be auto or an integer, got 'x'",
+    ),
     "negative top": (["{file}", "-f", "e4m3", "--top", "-1"], "--top must be 0 or more"),
     "nan min-snr": (["{file}", "-f", "e4m3", "--min-snr", "nan"], "--min-snr must be"),
     "empty -f": (["{file}", "-f", ","], "empty -f/--format"),
@@ -241,3 +245,27 @@ def test_the_readme_commands_run(capsys, tmp_path: Path, bf16_file: Path, monkey
         assert err == "" and out, argv
         if "--json" in argv:
             assert {r["tensor"] for r in json_strict(out)} == {"w"}
+
+
+def test_axis_filters_and_custom_format_notices(capsys, bf16_file: Path) -> None:
+    status, out, err = run(capsys, bf16_file, "-f", "e4m4,mxfp4", "--csv")
+    assert status == 0
+    assert err == ("fpexplore report: warning: custom format e4m4 (not in the catalogue); "
+                   "did you mean e4m3 (float8_e4m3fn)?\n")  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(out)))
+    axes = {r["tensor"]: (r["axis"], r["axis_source"]) for r in rows}
+    assert axes["mlp.up"] == ("1", "layout") and axes["mlp.bias"] == ("0", "last")
+    status, out, err = run(capsys, bf16_file, "-f", "mxfp4", "--csv", "--weights-only",
+                           "--exclude", "embed*")  # fmt: skip
+    assert status == 0 and {r["tensor"] for r in csv.DictReader(io.StringIO(out))} == {"mlp.up"}
+    status, out, err = run(capsys, bf16_file, "-f", "mxfp4", "--axis", "0", "--csv",
+                           "--include", "mlp.*", "--min-size", "100")  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["tensor"], r["axis"], r["axis_source"]) for r in rows] == [("mlp.up", "0", "given")]
+    status, out, err = run(capsys, bf16_file, "-f", "e4m3", "--include", "attn*")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "no tensor left to report: 4 not included by attn*" in err
+    status, out, err = run(capsys, bf16_file, "-f", "e4m3", "--axis", "3")
+    assert status == 2 and "axis 3 is out of range for every tensor" in err
+    status, out, err = run(capsys, bf16_file, "-f", "e4m3", "--min-size", "-1")
+    assert status == 2 and "--min-size must be 0 or more" in err

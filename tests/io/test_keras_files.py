@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fpexplore as fpx
 from fpexplore import open_checkpoint
 from fpexplore.io import CheckpointError
 
@@ -199,3 +200,29 @@ def test_broken_keras_files(many_layers, tmp_path: Path) -> None:
     bad.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(100))
     with pytest.raises(CheckpointError, match="bad.weights.h5: "):
         open_checkpoint(bad)
+
+
+def test_roles_say_the_axis_each_layer_sums(tmp_path) -> None:
+    """model.save of Dense, Conv2D, EinsumDense, Embedding and BatchNormalization:
+    each weight's summed axis from its layer; the moving statistics are no weights."""
+    keras.utils.set_random_seed(0)
+    inp = keras.Input((6,), dtype="int32")
+    x = keras.layers.Embedding(50, 8, name="emb")(inp)
+    x = keras.layers.EinsumDense("abc,cd->abd", output_shape=(6, 12), name="ein")(x)
+    x = keras.layers.Reshape((6, 12, 1))(x)
+    x = keras.layers.Conv2D(4, (3, 3), name="conv")(x)
+    x = keras.layers.BatchNormalization(name="bn")(x)
+    x = keras.layers.Flatten()(x)
+    out = keras.layers.Dense(3, name="dense")(x)
+    keras.Model(inp, out).save(tmp_path / "m.keras")
+    ckpt = fpx.open_checkpoint(tmp_path / "m.keras")
+    roles = {name: ckpt.role(name) for name in ckpt}
+    assert (roles["dense/kernel"].axis, roles["dense/kernel"].source) == (0, "layer")
+    assert roles["conv/kernel"].axis == 2 and ckpt.spec("conv/kernel").shape == (3, 3, 1, 4)
+    assert roles["ein/kernel"].axis == 0 and roles["emb/embeddings"].axis == 1
+    assert roles["bn/moving_mean"].weight is False and roles["bn/gamma"].weight is True
+    r = fpx.checkpoint_report(tmp_path / "m.keras", ["mxfp4"], weights_only=True,
+                              progress=False)  # fmt: skip
+    got = {row["tensor"]: (row["axis"], row["axis_source"]) for row in r.to_records()}
+    assert got["dense/kernel"] == (0, "layer") and got["conv/kernel"] == (2, "layer")
+    assert "bn/moving_mean" not in got and "dense/bias" in got  # trainable

@@ -169,3 +169,9 @@ def test_backward_none_is_float32_whatever_the_forward_scaling():
         assert "backward   float32" in str(p)
     assert FormatPolicy(scaling="mxfp4").backward_spec is None
     assert FormatPolicy(backward="e5m2", scaling="mxfp8").backward_spec.scaling == "mxfp8_e5m2"
+
+
+def test_a_custom_format_name_warns_with_the_nearest_names() -> None:
+    with pytest.warns(UserWarning, match=r"custom format e4m4 .*did you mean e4m3"):
+        policy = FormatPolicy("e4m4", "e5m2")
+    assert policy.forward_spec.format == "e4m4"  # accepted as it is

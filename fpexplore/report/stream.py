@@ -1,10 +1,10 @@
 """The numpy path of a tensor report: chunks read in turn, pieces shared among threads.
 
 A numpy array (a memory map too) is cut into chunks of at most ``chunk_bytes``
-(:func:`fpexplore.scaling.report_chunks.plan_chunks`, whole blocks along the block
+(:func:`fpexplore.report.chunks.plan_chunks`, whole blocks along the block
 axis); each chunk into pieces that fit the work buffers, which a few threads
 (:func:`fpexplore.codes.set_threads`) take in turn, each with buffers of its own
-(:class:`fpexplore.scaling.report_rows.Work`). After each chunk the pages of a
+(:class:`fpexplore.report.rows.Work`). After each chunk the pages of a
 memory-mapped input are handed back, so resident memory stays bounded by the
 chunk size. Partials combine exactly (counts, maxima, histograms) or through
 ``math.fsum`` (sums), so the result does not depend on which thread took which
@@ -14,18 +14,19 @@ piece. Where a per-tensor (or NVFP4) scale needs the amax, a first pass reads it
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .._kernels.blocks import _threads
-from . import report_stats as S
-from .report_chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
-from .report_narrow import narrow_piece_stats
-from .report_rows import Row, RowPlan, Work, make_plan, row_align
-from .report_tiles import flat_row, is_tiled, tiles_as_blocks
-from .report_wide import wide_piece_stats
+from . import stats as S
+from .chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
+from .narrow import narrow_piece_stats
+from .rows import Row, RowPlan, Work, make_plan, row_align
+from .tiles import flat_row, is_tiled, tiles_as_blocks
+from .wide import wide_piece_stats
 
 __all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats", "piece_stats"]
 
@@ -35,11 +36,11 @@ def needs_amax(rows: list[Row]) -> bool:
     return any(r.scaling == "per_tensor" or (r.block and r.block.scale == "e4m3") for r in rows)
 
 
-def piece_limit(shape: tuple[int, ...], axis: int, align: int) -> int:
+def piece_limit(shape: tuple[int, ...], axis: int, plan: RowPlan) -> int:
     """Elements per piece such that, padded to whole blocks, a piece fits :data:`PIECE`."""
     length = shape[axis] if shape else 1
-    padded = -(-length // align) * align
-    return max(align, PIECE * max(length, 1) // max(padded, 1))
+    padded = plan.padded(length)
+    return max(plan.align, PIECE * max(length, 1) // max(padded, 1))
 
 
 def chunk_amax(chunk: np.ndarray, work: Work | None = None) -> float:
@@ -81,7 +82,7 @@ def piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
 def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
                 pool: ThreadPoolExecutor | None = None) -> S.TensorStats:  # fmt: skip
     """The statistics of a chunk, its pieces shared among ``works`` (one per thread)."""
-    limit = piece_limit(chunk.shape, axis, plan.align)
+    limit = piece_limit(chunk.shape, axis, plan)
     boxes = list(plan_chunks(chunk.shape, limit, axis=axis, align=plan.align))
 
     def run(t: int) -> S.TensorStats | None:
@@ -114,7 +115,7 @@ def numpy_stats(
     leaves out the ``|x|`` histogram (only the report's figure reads it);
     ``narrow=False`` takes the wide route whatever the dtype (for the tests).
     A row of 2-D blocks is computed on the tensor's tiles laid out as 1-D blocks
-    (:mod:`~fpexplore.scaling.report_tiles`)."""
+    (:mod:`~fpexplore.report.tiles`)."""
     if any(is_tiled(row) for row in rows):
         plain = [row for row in rows if not is_tiled(row)]
         base, amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,
@@ -133,9 +134,37 @@ def numpy_stats(
         base.rows[:] = merged
         return base, amax
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
-    align = row_align(rows)
     threads = min(_threads(x.size), 8)
-    works = [Work(2 * PIECE) for _ in range(threads)]
+    works = _take_works(threads)
+    total, amax = _numpy_stats(x, rows, axis, limit, advance, figure, narrow, works)
+    _give_back(works)  # not after an error: their bins may hold counts
+    return total, amax
+
+
+_SPARE: list[Work] = []
+_SPARE_LOCK = threading.Lock()
+
+
+def _take_works(n: int) -> list[Work]:
+    """``n`` work areas, reused from earlier tensors where there are some."""
+    with _SPARE_LOCK:
+        taken = [_SPARE.pop() for _ in range(min(n, len(_SPARE)))]
+    return taken + [Work(2 * PIECE) for _ in range(n - len(taken))]
+
+
+def _give_back(works: list[Work]) -> None:
+    for w in works:
+        w.reset()
+    with _SPARE_LOCK:
+        _SPARE.extend(works[: max(0, 8 - len(_SPARE))])
+
+
+def _numpy_stats(
+    x: np.ndarray, rows: list[Row], axis: int, limit: int,
+    advance: Callable[[int], None] | None, figure: bool, narrow: bool | None, works: list[Work],
+) -> tuple[S.TensorStats, float]:  # fmt: skip
+    align = row_align(rows)
+    threads = len(works)
     amax = 0.0
     if needs_amax(rows):
         for box in plan_chunks(x.shape, limit):

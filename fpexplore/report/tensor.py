@@ -11,14 +11,14 @@ inputs; and the signal-to-quantization-noise ratio
 
 The report streams: a numpy array (a memory map too) is read in chunks of at
 most ``chunk_bytes`` bytes, a dask array chunk by chunk, and each chunk worked
-through in cache-sized pieces (:mod:`fpexplore.scaling.report_rows`; inputs whose
+through in cache-sized pieces (:mod:`fpexplore.report.rows`; inputs whose
 values are all float32s by a narrow route that forms errors in float32 where they
 are exact, with the same numbers), so memory is
 bounded by the chunk size whatever the tensor's. One pass reads the amax first
 where a per-tensor scale (or NVFP4's) needs it. Counts and the maximum are exact,
 the SNR is exact up to the rounding of float64 sums, and the median and p99 come
 from fixed histograms: never below the exact quantile and at most a factor
-``1 + 2**-6`` above it (:mod:`fpexplore.scaling.report_stats`). The numbers do not
+``1 + 2**-6`` above it (:mod:`fpexplore.report.stats`). The numbers do not
 depend on the chunking, the threads or whether the input is numpy or dask.
 
 Examples
@@ -41,13 +41,13 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..formats import Format, get_format
+from ..formats import Format, get_format, warn_custom_format
 from ..lazy import is_dask
-from . import report_stats as S
-from .blocks import BLOCK_FORMATS, BlockFormat, get_block_format
-from .report_chunks import CHUNK_BYTES
-from .report_rows import Row, make_plan
-from .report_stream import numpy_stats
+from ..scaling.blocks import BLOCK_FORMATS, BlockFormat, get_block_format
+from . import stats as S
+from .chunks import CHUNK_BYTES
+from .rows import Row, row_scales
+from .stream import numpy_stats
 
 __all__ = ["SCALINGS", "TensorReport", "tensor_report"]
 
@@ -76,8 +76,10 @@ class TensorReport:
         """One dict per (format, scaling): ``format``, ``scaling``, ``block_format``,
         ``scale``, ``overflow``, ``clipped``, ``flushed_to_zero``, ``subnormal``,
         ``nonzero``, ``median_rel_error``, ``p99_rel_error``, ``max_rel_error``,
-        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``, and ``axis``
-        (the block axis, counted from 0: the same in every row)."""
+        ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``, ``axis``
+        (the block axis, counted from 0: the same in every row) and ``short_blocks``
+        (a block row whose axis is shorter than a block: each block holds the
+        whole axis, fewer values than the format's block)."""
         return [dict(r) for r in self.records]
 
     def log2_edges(self) -> np.ndarray:
@@ -126,6 +128,7 @@ def parse_formats(
                 parsed.append(block)
                 rows.append(Row("block", block.element_format, block, block.name))
             continue
+        warn_custom_format(spec, stacklevel=4)
         fmt = get_format(spec)
         if fmt in parsed:
             continue
@@ -176,11 +179,17 @@ def tensor_report(
     formats : format spec or list of them
         Plain formats (``"float8_e4m3fn"``, ``"bfloat16"``, a dtype...) give rows
         ``none`` and ``per_tensor``, and ``block`` for an MX element format; block
-        formats (``"mxfp4"``, ``"nvfp4"``...) give a ``block`` row.
+        formats (``"mxfp4"``, ``"nvfp4"``...) give a ``block`` row. A name outside
+        the catalogue that reads as a custom eXmY format (``"e4m4"``) warns
+        (``UserWarning``) with the nearest catalogue names, and is reported as asked.
     axis : int, optional
         The block axis: consecutive elements along it share a block scale
         (default: the last axis). A Keras Dense kernel ``(in, out)`` is
-        block-scaled along its input axis, ``axis=0``.
+        block-scaled along its input axis, ``axis=0``; a PyTorch Linear weight
+        ``(out, in)`` and an ONNX or PyTorch convolution ``(out, in, *kernel)``
+        along axis 1 (:func:`fpexplore.checkpoint_report` finds each tensor's).
+        A block row whose axis is shorter than a block says so (``short_blocks``
+        in its record, a note in the table).
     scalings : iterable of str
         The rows to compute, some of ``"none"``, ``"per_tensor"``, ``"block"``.
     chunk_bytes : int
@@ -200,7 +209,7 @@ def tensor_report(
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
     if is_dask(x):
-        from .report_dask import dask_stats
+        from .dask_run import dask_stats
 
         arr, ax = x, _block_axis(axis, max(x.ndim, 1))
         stats, amax = dask_stats(x, rows, ax)
@@ -210,7 +219,7 @@ def tensor_report(
             arr = arr.reshape(1)
         ax = _block_axis(axis, arr.ndim)
         stats, amax = numpy_stats(arr, rows, ax, chunk_bytes)
-    return build_report(stats, rows, amax, parsed, arr.dtype, ax)
+    return build_report(stats, rows, amax, parsed, arr.dtype, ax, tuple(arr.shape))
 
 
 def _block_axis(axis: Any, ndim: int) -> int:
@@ -225,13 +234,15 @@ def _block_axis(axis: Any, ndim: int) -> int:
 
 def build_report(
     stats: S.TensorStats, rows: list[Row], amax: float, parsed: list[Format | BlockFormat],
-    dtype: Any, axis: int,
+    dtype: Any, axis: int, shape: tuple[int, ...] = (),
 ) -> TensorReport:  # fmt: skip
-    """A :class:`TensorReport` from a tensor's combined statistics."""
-    plan = make_plan(rows, amax, np.dtype(dtype)) if rows else None
+    """A :class:`TensorReport` from a tensor's combined statistics (``shape``: the
+    tensor's, for ``short_blocks``)."""
+    length = int(shape[axis]) if len(shape) > axis else 1
+    scales = row_scales(rows, amax)
     records = []
     for i, (row, r) in enumerate(zip(rows, stats.rows, strict=True)):
-        scale = plan.scales[i] if plan is not None else None
+        scale = scales[i]
         records.append({
             "format": row.label, "scaling": row.scaling,
             "block_format": row.block.name if row.block is not None else None,
@@ -245,10 +256,17 @@ def build_report(
             else math.nan,  # NaN and inf alone: no signal to measure (and no pass)
             "became_inf": r.became_inf, "became_nan": r.became_nan,
             "nonfinite_from": r.overflow_from if r.nonfinite else None, "axis": axis,
+            "short_blocks": _short(row, length),
         })  # fmt: skip
     hist, zero = _figure_hist(stats)
     return TensorReport(records, stats.n, stats.finite, amax, False, parsed, hist, zero,
                         str(np.dtype(dtype)), axis)  # fmt: skip
+
+
+def _short(row: Row, length: int) -> bool:
+    """Whether a block row's axis (of ``length`` values) is shorter than its blocks."""
+    size = row.block.block_size if row.block is not None else None
+    return isinstance(size, int) and length < size
 
 
 def _figure_hist(stats: S.TensorStats) -> tuple[np.ndarray, int]:

@@ -2,7 +2,7 @@
 
 The array is rechunked along the block axis where a chunk boundary would cut a
 block, then each chunk is one task that computes its partial statistics
-(:func:`fpexplore.scaling.report.chunk_stats`, the numpy path's own code); the
+(:func:`fpexplore.report.tensor.chunk_stats`, the numpy path's own code); the
 partials are combined in a tree, so finished ones are freed as the computation
 goes. Where a per-tensor scale needs the amax, a first pass computes it the same
 way. dask is imported here only (the ``dask`` extra).
@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..lazy import check_known_chunks
-from . import report_stats as S
-from .report_chunks import PIECE
-from .report_rows import Row, RowPlan, Work, make_plan, row_align
+from . import stats as S
+from .chunks import PIECE
+from .rows import Row, RowPlan, Work, make_plan, row_align
 
 __all__ = ["dask_stats"]
 
@@ -42,13 +42,13 @@ def _check_dtype(dtype: np.dtype) -> None:
 
 
 def _chunk_amax(chunk: np.ndarray) -> float:
-    from .report_stream import chunk_amax
+    from .stream import chunk_amax
 
     return chunk_amax(np.asarray(chunk))
 
 
 def _chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int) -> S.TensorStats:
-    from .report_stream import chunk_stats
+    from .stream import chunk_stats
 
     return chunk_stats(np.asarray(chunk), plan, axis, [Work(2 * PIECE)])
 
@@ -59,7 +59,7 @@ def _add(a: S.TensorStats, b: S.TensorStats) -> S.TensorStats:
 
 def dask_stats(x: Any, rows: list[Row], axis: int) -> tuple[S.TensorStats, float]:
     """The combined statistics of a dask array, and its amax."""
-    from .report_stream import needs_amax
+    from .stream import needs_amax
 
     dask = _dask()
     check_known_chunks(x, "tensor_report")

@@ -1,20 +1,20 @@
 """One piece of a tensor through every row of a report: the plan, the buffers, the route.
 
-A piece (at most :data:`fpexplore.scaling.report_chunks.PIECE` elements, the block
+A piece (at most :data:`fpexplore.report.chunks.PIECE` elements, the block
 axis last, whole blocks) goes through every row of a :class:`RowPlan` by one of
 two routes that give the same numbers:
 
-* the **narrow** route (:mod:`fpexplore.scaling.report_narrow`) for inputs whose
+* the **narrow** route (:mod:`fpexplore.report.narrow`) for inputs whose
   values are all float32s (float32, float16, bfloat16, FP8, integers of at most 16
   bits): magnitudes rounded and errors formed in float32 where that is exact,
   per-tensor rows in float64, relative errors in float64;
-* the **wide** route (:mod:`fpexplore.scaling.report_wide`) for everything else
+* the **wide** route (:mod:`fpexplore.report.wide`) for everything else
   (float64 inputs) and for the rows the narrow route does not cover (NVFP4,
   MXINT8, tabulated formats).
 
 Each row's kind is chosen once, in :func:`make_plan`. The histograms of the
 relative errors (and of ``|x|``, for the report's figure) are accumulated in
-:class:`fpexplore.scaling.report_stats.Bins` kept in the thread's :class:`Work`
+:class:`fpexplore.report.stats.Bins` kept in the thread's :class:`Work`
 and drained into the statistics after each chunk (:meth:`Work.drain`).
 """
 
@@ -29,8 +29,8 @@ import numpy as np
 from .._kernels.round_magnitudes import Rounder32, nearest_rounder32
 from .._kernels.round_nearest import NearestRounder, NearestScratch, nearest_rounder
 from ..formats import Format
-from . import report_stats as S
-from .block_formats import BlockFormat
+from ..scaling.block_formats import BlockFormat
+from . import stats as S
 
 __all__ = [
     "ALIGN",
@@ -40,10 +40,12 @@ __all__ = [
     "make_plan",
     "narrow_dtype",
     "row_align",
+    "row_scales",
     "stored_limits",
 ]
 
 ALIGN = 32
+SHORT = 16  # the smallest block of the catalogue's block formats (NVFP4's)
 """Pieces and chunks are cut on multiples of 32 along the block axis (and padded to
 them) whichever rows are asked: a row's sums then do not depend on the other rows
 (``scalings=("none",)`` gives the numbers of the full report's ``none`` rows)."""
@@ -75,6 +77,17 @@ class RowPlan:
     limits: list[tuple[np.float32, np.float32] | None]  # the narrow route's (H, U) per row
     figure: bool = True  # the |x| histogram of the report's figure
 
+    def padded(self, length: int) -> int:
+        """A piece's length along the block axis, padded to whole blocks of every
+        block row: ``length`` itself for an axis of at most :data:`SHORT` values
+        (no longer than any block row's block, each of which is then the whole
+        axis), so short axes cost no more a value than long ones. The same whatever
+        rows are asked, so that a row's sums are cut into the same pieces."""
+        sizes = [row.block.block_size for row in self.rows if row.block is not None]
+        if length <= SHORT and all(length <= size for size in sizes):
+            return length
+        return -(-length // self.align) * self.align
+
 
 def narrow_dtype(dtype: np.dtype) -> bool:
     """Whether every value of ``dtype`` is a float32 (the narrow route's inputs)."""
@@ -83,13 +96,22 @@ def narrow_dtype(dtype: np.dtype) -> bool:
     return dtype.kind in "iuV" and dtype.itemsize <= 2
 
 
+def row_scales(rows: list[Row], amax: float) -> list[float | None]:
+    """Each row's per-tensor scale for a tensor of largest magnitude ``amax`` (None
+    for rows without one): :func:`make_plan`'s ``scales``, without the rest."""
+    from ..scaling.per_tensor import compute_scale
+
+    return [compute_scale(amax, row.fmt) if row.scaling == "per_tensor" and row.fmt else None
+            for row in rows]  # fmt: skip
+
+
 def make_plan(
     rows: list[Row], amax: float, dtype: np.dtype, *, figure: bool = True,
     narrow: bool | None = None,
 ) -> RowPlan:  # fmt: skip
     """The plan of ``rows`` for a tensor of ``dtype`` and largest magnitude ``amax``;
     ``narrow=False`` forces the wide route (the tests compare the two)."""
-    from .per_tensor import compute_scale
+    from ..scaling.per_tensor import compute_scale
 
     rounders: list[NearestRounder | None] = []
     scales: list[float | None] = []
@@ -174,7 +196,7 @@ def _kind(row: Row, rounder: NearestRounder | None) -> tuple[str, Rounder32 | No
 
 class Work:
     """Buffers for pieces of up to ``n`` elements, and the histograms a thread
-    accumulates (one :class:`~fpexplore.scaling.report_stats.Bins` per row)."""
+    accumulates (one :class:`~fpexplore.report.stats.Bins` per row)."""
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -187,6 +209,15 @@ class Work:
         self.bins: dict[int, S.Bins] = {}
         self.log2: S.Bins | None = None
         self._f32: tuple[np.ndarray, ...] | None = None
+        self._spare: dict[bool, list[S.Bins]] = {}  # drained bins, kept for the next tensor
+
+    def reset(self) -> None:
+        """Ready for another tensor: its rows' bins, drained (all zero), kept for reuse
+        (a row's bins are a megabyte of counts: zeroing them cost more than small
+        tensors' work)."""
+        for bins in self.bins.values():
+            self._spare.setdefault(bins.zero_bin, []).append(bins)
+        self.bins = {}
 
     def f32(self) -> tuple[np.ndarray, ...]:
         """Ten float32 buffers of ``n`` elements (the narrow route's)."""
@@ -197,7 +228,8 @@ class Work:
     def row_bins(self, i: int, *, zero_bin: bool = False) -> S.Bins:
         """Row ``i``'s relative-error bins (``zero_bin``: the narrow route's)."""
         if i not in self.bins:
-            self.bins[i] = S.Bins(low=S.LOW_BIN, zero_bin=zero_bin)
+            spare = self._spare.get(zero_bin)
+            self.bins[i] = spare.pop() if spare else S.Bins(low=S.LOW_BIN, zero_bin=zero_bin)
         return self.bins[i]
 
     def log2_bins(self) -> S.Bins:

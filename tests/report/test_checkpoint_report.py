@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.scaling.report_chunks import count_chunks, plan_chunks
-from fpexplore.scaling.report_stats import QUANTILE_BOUND
+from fpexplore.report.chunks import count_chunks, plan_chunks
+from fpexplore.report.stats import QUANTILE_BOUND
 
 COUNTS = ("overflow", "clipped", "flushed_to_zero", "subnormal", "nonzero", "became_inf",
           "became_nan", "max_rel_error")  # fmt: skip
@@ -199,7 +199,11 @@ def test_rows_equal_tensor_report_and_are_not_concatenated() -> None:
         axis = 0 if x.ndim > 0 else -1
         expected = fpx.tensor_report(x, formats, axis=axis).to_records()
         assert [
-            {k: v for k, v in row.items() if k not in ("tensor", "shape", "dtype", "size")}
+            {
+                k: v
+                for k, v in row.items()
+                if k not in ("tensor", "shape", "dtype", "size", "axis_source")
+            }
             for row in mine
         ] == expected
         assert all(row["shape"] == x.shape and row["dtype"] == str(x.dtype) for row in mine)
@@ -246,7 +250,7 @@ def test_worst_summary_exports_and_plot(tmp_path) -> None:
     assert broken[0]["snr_db"] == "-inf" and broken[0]["max_rel_error"] == "inf"
     assert broken[0]["shape"] == [3] and isinstance(broken[0]["flushed_to_zero"], int)
     csv = r.to_csv().splitlines()
-    assert csv[0].startswith("tensor,shape,dtype,size,axis,format,scaling")
+    assert csv[0].startswith("tensor,shape,dtype,size,axis,axis_source,format,scaling")
     assert "dense/kernel,64x32,float32,2048" in csv[1] and ",-inf," in "\n".join(csv)
     assert len(csv) == len(r.records) + 1
     text, html = str(r), r._repr_html_()
@@ -268,7 +272,15 @@ def test_paths_and_bad_sources(tmp_path) -> None:
     r = fpx.checkpoint_report(tmp_path / "w.npy", ["e4m3"], progress=False)
     assert r.to_records()[0]["tensor"] == "w"
     assert [row for row in r.to_records()] == [
-        {"tensor": "w", "shape": (40, 33), "dtype": "float32", "size": 1320, "axis": 1, **row}
+        {
+            "tensor": "w",
+            "shape": (40, 33),
+            "dtype": "float32",
+            "size": 1320,
+            "axis": 1,
+            "axis_source": "layout",
+            **row,
+        }
         for row in fpx.tensor_report(x, ["e4m3"]).to_records()
     ]
     r = fpx.checkpoint_report(str(tmp_path / "m.npz"), ["mxfp4"], progress=False)
@@ -330,7 +342,7 @@ def test_memory_mapped_input_reads_in_chunks(tmp_path) -> None:
 
 
 def test_progress_is_off_when_stderr_is_no_terminal(capsys) -> None:
-    from fpexplore.scaling.progress import progress_bar
+    from fpexplore.report.progress import progress_bar
 
     weights = {"w": np.ones(100)}
     for progress in (None, True):
@@ -345,7 +357,7 @@ def test_progress_on_a_terminal(monkeypatch, capsys) -> None:
     pytest.importorskip("tqdm")
     import sys
 
-    from fpexplore.scaling.progress import progress_bar
+    from fpexplore.report.progress import progress_bar
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     bar = progress_bar(10, "report", None)

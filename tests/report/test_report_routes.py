@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fpexplore.formats import get_format
-from fpexplore.scaling import report_stats as S
-from fpexplore.scaling.report import parse_formats
-from fpexplore.scaling.report_rows import make_plan, stored_limits
-from fpexplore.scaling.report_stream import numpy_stats
+from fpexplore.report import stats as S
+from fpexplore.report.rows import make_plan, stored_limits
+from fpexplore.report.stream import numpy_stats
+from fpexplore.report.tensor import parse_formats
 
 FORMATS = ["float8_e4m3fn", "float8_e5m2", "mxfp4"]
 MORE = ["float16", "bfloat16", "float4_e2m1fn", "float6_e3m2fn", "mxfp6_e2m3", "nvfp4",

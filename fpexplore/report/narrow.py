@@ -11,10 +11,10 @@ numbers allow:
 * ``per_tensor`` rows, and ``none`` rows of wider formats such as bfloat16
   (``mag64``), round ``|x| s`` in float64, where the product is exact;
 * the other rows (NVFP4, MXINT8, tabulated formats) take the wide route
-  (:func:`fpexplore.scaling.report_wide.row_stats`).
+  (:func:`fpexplore.report.wide.row_stats`).
 
 Flushes and subnormal results are counted on the magnitudes before rounding,
-against the limits of :func:`fpexplore.scaling.report_rows.stored_limits`; the
+against the limits of :func:`fpexplore.report.rows.stored_limits`; the
 exact results are bin 0 of the histogram (no nonzero relative error of these
 inputs is below ``2**-48``).
 
@@ -54,9 +54,9 @@ from .._kernels.round_magnitudes import (
     round_magnitudes32,
     round_magnitudes64,
 )
-from . import report_stats as S
-from .report_rows import RowPlan, Work
-from .report_wide import Context, finite_magnitudes, row_stats, wide_piece_stats
+from . import stats as S
+from .rows import RowPlan, Work
+from .wide import Context, finite_magnitudes, row_stats, wide_piece_stats
 
 __all__ = ["narrow_piece_stats"]
 
@@ -73,7 +73,7 @@ def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorSta
 
 def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     lead, length = piece.shape[:-1], piece.shape[-1]
-    padded = -(-length // plan.align) * plan.align
+    padded = plan.padded(length)
     rows = math.prod(lead)
     m = rows * padded
     if m == 0:
@@ -132,7 +132,8 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             else:
                 assert row.block is not None
                 k, emax = row.block.block_size, row.block.emax_elem
-                assert isinstance(k, int)  # 2-D rows arrive as 1-D twins (report_tiles)
+                assert isinstance(k, int)  # 2-D rows arrive as 1-D twins (report/tiles)
+                k = min(k, padded)  # an axis shorter than a block: a block a row
                 if k not in blocks:
                     blocks[k] = Blocks(a, k, shared)
                 stats.clipped = blocks[k].round(a, emax, r32, (y, t, q, c))

@@ -34,7 +34,7 @@ __all__ = ["MIN_SNR_DB", "CheckpointReport", "CheckpointSummary", "passes"]
 
 MIN_SNR_DB = 20.0
 """The SNR a tensor needs (with no overflow) to pass, by default."""
-LEADING = ("tensor", "shape", "dtype", "size", "axis")
+LEADING = ("tensor", "shape", "dtype", "size", "axis", "axis_source")
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,11 +79,15 @@ class CheckpointReport:
     nonfinite: dict[str, int] = field(default_factory=dict)
     """Tensors holding NaN or inf values in the checkpoint itself, and how many:
     every statistic leaves those values out (a tensor of NaN alone has SNR NaN and fails)."""
+    notes: list[str] = field(default_factory=list)
+    """What the report says of how it was made (tensors with no summed axis known)."""
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per (tensor, format, scaling): ``tensor``, ``shape`` (tuple),
-        ``dtype`` (str), ``size``, ``axis`` (the block axis used), then every key of
-        :meth:`fpexplore.TensorReport.to_records`."""
+        ``dtype`` (str), ``size``, ``axis`` (the block axis used), ``axis_source``
+        (where it came from: ``"graph"``, ``"layer"``, ``"layout"``, ``"last"``,
+        ``"given"``), then every key of :meth:`fpexplore.TensorReport.to_records`
+        (``short_blocks`` among them)."""
         return [dict(r) for r in self.records]
 
     def worst(self, n: int = 10) -> CheckpointReport:
@@ -100,7 +104,8 @@ class CheckpointReport:
         order = sorted(range(len(self.records)), key=lambda i: _badness(self.records[i], i))
         total = len(self.records) if self.of is None else self.of
         return CheckpointReport([self.records[i] for i in order[:n]], self.formats,
-                                self.source, self.skipped, total, self.nonfinite)  # fmt: skip
+                                self.source, self.skipped, total, self.nonfinite,
+                                self.notes)  # fmt: skip
 
     def summary(self, min_snr_db: float = MIN_SNR_DB) -> CheckpointSummary:
         """Per (format, scaling): the share of tensors that pass (no overflow and an
@@ -154,11 +159,21 @@ class CheckpointReport:
 
         return checkpoint_html(self)
 
-    def plot(self, ax: Any = None, *, scaling: str | None = None) -> Any:
-        """A heatmap of tensors x (format, scaling) coloured by SNR; returns the Axes."""
+    def plot(self, ax: Any = None, *, scaling: str | None = None, top: int | None = 40) -> Any:
+        """A heatmap of tensors x (format, scaling) coloured by SNR; returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        scaling : str, optional
+            One scaling's columns only (``"none"``, ``"per_tensor"``, ``"block"``).
+        top : int or None
+            At most this many tensors, the worst (the title says how many more);
+            None: every tensor.
+        """
         from ..plot.checkpoint import plot_checkpoint
 
-        return plot_checkpoint(self, ax=ax, scaling=scaling)
+        return plot_checkpoint(self, ax=ax, scaling=scaling, top=top)
 
 
 def _badness(r: dict[str, Any], i: int) -> tuple[float, float, int]:

@@ -21,7 +21,7 @@ import dataclasses
 
 import numpy as np
 
-from .report_rows import Row
+from .rows import Row
 
 __all__ = ["flat_row", "is_tiled", "tiles_as_blocks"]
 

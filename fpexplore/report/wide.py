@@ -18,9 +18,9 @@ Nearest-even rounding of IEEE-like formats goes through
 through :func:`fpexplore.codes.round_values`; both are bit for bit the same
 rounding (tested), so a row's numbers do not depend on the route. The relative
 errors ``|q - x| / |x|`` are binned into the row's
-:class:`fpexplore.scaling.report_stats.Bins` (values below ``2**-64`` share the
+:class:`fpexplore.report.stats.Bins` (values below ``2**-64`` share the
 lowest bin when drained). Inputs whose values are all float32s take the narrow
-route (:mod:`fpexplore.scaling.report_narrow`), which calls :func:`row_stats`
+route (:mod:`fpexplore.report.narrow`), which calls :func:`row_stats`
 here for the rows it does not cover.
 """
 
@@ -39,10 +39,10 @@ from .._kernels.round_nearest import (
 )
 from .._kernels.scaled import round_scaled
 from ..formats import Format
-from . import report_stats as S
-from .block_formats import _element_values
-from .blocks import quantize_blocks
-from .report_rows import Row, RowPlan, Work
+from ..scaling.block_formats import _element_values
+from ..scaling.blocks import quantize_blocks
+from . import stats as S
+from .rows import Row, RowPlan, Work
 
 __all__ = ["row_stats", "wide_piece_stats"]
 
@@ -77,8 +77,7 @@ def finite_magnitudes(x: np.ndarray, a: np.ndarray) -> tuple[float, int]:
 def wide_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     """The statistics of one piece (block axis last) for every row of ``plan``."""
     lead, length = piece.shape[:-1], piece.shape[-1]
-    k = plan.align
-    padded = -(-length // k) * k
+    padded = plan.padded(length)
     rows = math.prod(lead)
     m = rows * padded
     if m > w.n:
@@ -195,14 +194,15 @@ def _block_row(
     block = row.block
     assert block is not None
     k = block.block_size
-    assert isinstance(k, int)  # 2-D rows arrive as their 1-D twins (report_tiles)
+    assert isinstance(k, int)  # 2-D rows arrive as their 1-D twins (report/tiles)
+    k = min(k, padded)  # an axis shorter than a block: a block a row
     element = block.element_format
     if rounder is None:  # NVFP4, MXINT8: the general route
         tensor_amax = plan.tensor_amax if block.scale == "e4m3" else None
         blocks = quantize_blocks(x.reshape(rows, padded), block, tensor_amax=tensor_amax)
         q[...] = blocks.values.reshape(-1)
         factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
-        scale = np.repeat(factor, k, axis=-1).reshape(-1)
+        scale = np.repeat(factor, block.block_size, axis=-1)[:, :padded].reshape(-1)
         y = w.y[: x.size]
         with np.errstate(invalid="ignore", divide="ignore"):
             np.divide(x, scale, out=y, where=scale > 0)

@@ -1,0 +1,57 @@
+"""One tensor's records in a checkpoint report: the tensor's name, shape, dtype,
+size, block axis and its source in front of :func:`fpexplore.tensor_report`'s rows.
+
+The local run (:mod:`fpexplore.report.checkpoint`) and the tasks of a distributed
+one (:mod:`fpexplore.report.distributed`) both call :func:`tensor_records`, so
+their records are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import codes as K
+from ..lazy import is_dask
+from .stream import needs_amax, numpy_stats
+from .tensor import build_report
+
+__all__ = ["as_array", "tensor_records"]
+
+
+def as_array(value: Any) -> Any:
+    """numpy, a memory map, ml_dtypes or dask as they are; anything with
+    ``__array__`` (JAX, torch on the CPU) as numpy."""
+    if isinstance(value, np.ndarray) or is_dask(value):
+        return value
+    return np.asarray(value)
+
+
+def tensor_records(
+    key: str, value: Any, rows: list[Any], parsed: list[Any], axis: tuple[int, str, str],
+    chunk_bytes: int, bar: Any,
+) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
+    """The tensor's records, and how many of its values are NaN or inf."""
+    shape = tuple(int(d) for d in value.shape)
+    ax, source, _ = axis
+    try:
+        if is_dask(value):
+            from .dask_run import dask_stats
+
+            stats, amax = dask_stats(value, rows, ax)
+            bar.update(int(value.size) * (2 if needs_amax(rows) else 1))
+        else:
+            arr = np.asarray(value)
+            if arr.dtype.isnative:
+                arr = K._real_array(arr)
+            else:  # '>f4' and the like: converted one chunk at a time, as it is read
+                K._real_array(np.empty(0, arr.dtype))  # (checked: numbers)
+            arr = arr.reshape(1) if arr.ndim == 0 else arr
+            stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update, figure=False)
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"tensor {key!r}: {error}") from error
+    report = build_report(stats, rows, amax, parsed, value.dtype, ax, shape)
+    head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
+            "axis": ax, "axis_source": source}  # fmt: skip
+    return [{**head, **r} for r in report.to_records()], report.size - report.finite
