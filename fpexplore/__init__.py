@@ -46,7 +46,7 @@ from .scaling.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_
 from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .scaling.report import TensorReport, tensor_report
 
-# Module paths of 0.2 that moved in 0.3 (README, "Changelog: module paths"): the old
+# Module paths that moved (docs/changelog.md, "Old names that still work"): the old
 # names stay importable as aliases of the modules that replaced them.
 _MOVED_MODULES = {
     "core.arithmetic": "arith.arithmetic",
@@ -60,6 +60,14 @@ _MOVED_MODULES = {
     "core.report": "scaling.report",
     "core.report_stats": "scaling.report_stats",
     "core.lazy": "lazy.dask_arrays",
+    # 0.2.0: the explanations left render/ for explain/
+    "render.accumulate": "explain.accumulate",
+    "render.arithmetic": "explain.arithmetic",
+    "render.arithmetic_round": "explain.arithmetic_round",
+    "render.arithmetic_steps": "explain.arithmetic_steps",
+    "render.binary": "explain.binary",
+    "render.blocks": "explain.blocks",
+    "render.rounding": "explain.rounding",
 }
 
 

@@ -42,12 +42,13 @@ def test_the_figures_show_what_fpexplore_computes(drawn) -> None:
 def test_the_svgs_are_current(drawn) -> None:
     import matplotlib
 
-    svgs, data = drawn
+    svgs, _ = drawn
     recorded = json.loads((FOLDER / "figures.json").read_text(encoding="utf-8"))["matplotlib"]
     if matplotlib.__version__ != recorded:
         pytest.skip(f"drawn with matplotlib {recorded}, this is {matplotlib.__version__}")
     for name, svg in svgs.items():
-        assert (FOLDER / name).read_bytes() == svg, f"{name}: run python docs/figures/make_figures.py"
+        stale = f"{name}: run python docs/figures/make_figures.py"
+        assert (FOLDER / name).read_bytes() == svg, stale
 
 
 def test_the_readme_shows_every_figure() -> None:

@@ -4,9 +4,9 @@ From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding)
 ``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io`` (checkpoint
 readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
 (operations and sums) and ``scaling`` (per-tensor and block scaling, tensor reports),
-``render`` (text, HTML, tables), the package root (the public API), and the front ends
-``plot``, ``widgets``, ``mixed``, ``cli``, ``jax`` (rounding inside jit) and ``keras``
-(training in a format, which uses ``jax``).
+``render`` (text, HTML, tables), ``explain`` (step-by-step explanations), the package
+root (the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``,
+``jax`` (rounding inside jit) and ``keras`` (training in a format, which uses ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -31,13 +31,14 @@ LAYERS = {
     "arith": 6,
     "scaling": 6,
     "render": 7,
-    "": 8,  # the package root: fpexplore/__init__.py and __main__.py
-    "plot": 9,
-    "widgets": 9,
-    "mixed": 9,
-    "cli": 9,
-    "jax": 9,
-    "keras": 9,
+    "explain": 8,  # step-by-step explanations, built on render's text, boxes and tables
+    "": 9,  # the package root: fpexplore/__init__.py and __main__.py
+    "plot": 10,
+    "widgets": 10,
+    "mixed": 10,
+    "cli": 10,
+    "jax": 10,
+    "keras": 10,
 }
 
 # (module, function) pairs allowed to import upward, lazily: objects rendering themselves.
@@ -228,8 +229,8 @@ def test_no_import_cycles() -> None:
 
 
 def test_moved_module_paths_still_import() -> None:
-    """0.2's module paths import as aliases of the modules that replaced them
-    (README, "Changelog: module paths")."""
+    """Old module paths import as aliases of the modules that replaced them
+    (docs/changelog.md, "Old names that still work")."""
     import importlib
 
     import fpexplore

@@ -50,6 +50,7 @@ def test_doctests() -> None:
         "arith",
         "scaling",
         "render",
+        "explain",
         "cli",
     ]
     result = subprocess.run(
