@@ -242,3 +242,26 @@ def test_moved_module_paths_still_import() -> None:
     from fpexplore.core import arithmetic, lazy  # the form `from package import module`
 
     assert arithmetic.add is fpexplore.add and lazy.from_npy is fpexplore.lazy.from_npy
+    from fpexplore.render import arithmetic as explained
+
+    assert (
+        explained.operation_text
+        is importlib.import_module("fpexplore.explain").arithmetic.operation_text
+    )
+
+
+def test_moved_plot_module_paths_still_import() -> None:
+    """fpexplore.plot's modules that moved into values/ and computing/ import by their old
+    paths, also as attributes (``from fpexplore.plot import mixed``)."""
+    import importlib
+
+    pytest.importorskip("matplotlib")
+    import fpexplore.plot as fpplot
+
+    for old, new in fpplot._MOVED_MODULES.items():
+        module = importlib.import_module(f"fpexplore.plot.{new}")
+        assert importlib.import_module(f"fpexplore.plot.{old}") is module
+        assert getattr(fpplot, old) is module
+    from fpexplore.plot import training
+
+    assert training.plot_learning_curves is fpplot.plot_learning_curves

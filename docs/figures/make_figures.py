@@ -74,8 +74,7 @@ def draw(curves_path: Path = CURVES) -> tuple[dict[str, bytes], dict[str, Any]]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from fpexplore.plot import bits
-    from fpexplore.plot.training import plot_learning_curves
+    from fpexplore.plot import bits, plot_learning_curves
 
     svgs, data = {}, {"matplotlib": matplotlib.__version__}
 
