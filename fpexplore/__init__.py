@@ -81,7 +81,7 @@ def _alias_moved_modules() -> None:
 
 _alias_moved_modules()
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "BLOCK_FORMATS",
