@@ -217,7 +217,9 @@ def _report_commands() -> list[list[str]]:
 @pytest.mark.filterwarnings(  # Keras 3.15's Variable.numpy() and numpy 2's copy= keyword
     "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
 )
-def test_the_documented_report_commands_run(capsys, tmp_path: Path, bf16_file: Path, monkeypatch) -> None:
+def test_the_documented_report_commands_run(
+    capsys, tmp_path: Path, bf16_file: Path, monkeypatch
+) -> None:
     """The documented report command lines, on a bf16 .safetensors file, a Keras and an
     ONNX model."""
     os.environ.setdefault("KERAS_BACKEND", "jax")
