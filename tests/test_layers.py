@@ -265,3 +265,19 @@ def test_moved_plot_module_paths_still_import() -> None:
     from fpexplore.plot import training
 
     assert training.plot_learning_curves is fpplot.plot_learning_curves
+
+
+def test_the_contributors_page_names_every_folder() -> None:
+    """docs/contributing.md's tree of the layers names every folder of the package, in the
+    order of the layers (lowest first)."""
+    page = (PACKAGE.parent / "docs" / "contributing.md").read_text(encoding="utf-8")
+    tree = page.split("```text\nfpexplore/\n", 1)[1].split("```", 1)[0]
+    named = [
+        line.split()[0].rstrip("/").removesuffix(".py")
+        for line in tree.splitlines()
+        if line[2:3] != " "
+    ]
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders <= set(named), sorted(folders - set(named))
+    layers = [LAYERS["" if name == "(root)" else name] for name in named]
+    assert layers == sorted(layers), list(zip(named, layers, strict=True))
