@@ -49,7 +49,7 @@ from .scaling.blocks import (
 from .scaling.hadamard import hadamard
 from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 
-# Module paths of 0.2 that moved in 0.3 (README, "Changelog: module paths"): the old
+# Module paths that moved (docs/changelog.md, "Old names that still work"): the old
 # names stay importable as aliases of the modules that replaced them.
 _MOVED_MODULES = {
     "core.arithmetic": "arith.arithmetic",
@@ -74,6 +74,14 @@ _MOVED_MODULES = {
     "scaling.checkpoint_result": "report.checkpoint_result",
     "scaling.progress": "report.progress",
     "core.lazy": "lazy.dask_arrays",
+    # 0.2.0: the explanations left render/ for explain/
+    "render.accumulate": "explain.accumulate",
+    "render.arithmetic": "explain.arithmetic",
+    "render.arithmetic_round": "explain.arithmetic_round",
+    "render.arithmetic_steps": "explain.arithmetic_steps",
+    "render.binary": "explain.binary",
+    "render.blocks": "explain.blocks",
+    "render.rounding": "explain.rounding",
 }
 
 
@@ -87,7 +95,7 @@ def _alias_moved_modules() -> None:
 
 _alias_moved_modules()
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "ACCUMULATORS",

@@ -126,7 +126,7 @@ def _is_even(v: Fraction, fmt: Format) -> bool:
 #                                  tabulated encodings (fnuz, P3109, E8M0) are small and
 #                                  checked with oracle_round's list of every value
 #   expected_code(x, fmt, mode) -> the bit pattern (an int), NaN payload rule included
-#   nan_code(sign, quiet, payload52, fmt) -> the one NaN rule (README, "Formats")
+#   nan_code(sign, quiet, payload52, fmt) -> the one NaN rule (docs/formats.md)
 #
 # A new path is tested by: for each input (array element), expected_code(exact_input)
 # equals the path's code (or its value equals round_exact), in every mode and format.

@@ -18,7 +18,10 @@ def _needs_keras(path: Path) -> bool:
     return "keras" in imports(path).required  # as docs/conf.py decides what to execute
 
 
-@pytest.mark.parametrize("page", ["docs/getting-started.md", "README.md"])
+@pytest.mark.parametrize(
+    "page",
+    ["docs/getting-started.md", "README.md", "docs/versions.md", "docs/contributing.md"],
+)
 def test_every_notebook_that_needs_keras_is_named_where_python_3_11_is(page: str) -> None:
     """A paragraph that says what needs Python 3.11, or which notebooks the site shows
     unexecuted without Keras, names every notebook that cannot run without Keras."""
@@ -53,14 +56,16 @@ def test_tininess_after_rounding_is_not_said_of_arm(path: Path) -> None:
 _PRINTED = re.compile(r"`print\((fpx\.\w+\([^`]*\))\)`[^`\n]*:\n\n```text\n(.*?)```", re.S)
 
 
-def test_the_readme_prints_what_print_shows() -> None:
-    """Each ``print(fpx....)`` block of the README, byte for byte."""
+@pytest.mark.parametrize("page", ["README.md", "docs/computing.md"])
+def test_the_readme_prints_what_print_shows(page: str) -> None:
+    """Each ``print(fpx....)`` block of the README and the docs' computing page, byte for
+    byte."""
     import fpexplore as fpx
 
-    blocks = _PRINTED.findall((REPO / "README.md").read_text(encoding="utf-8"))
-    assert len(blocks) >= 2
+    blocks = _PRINTED.findall((REPO / page).read_text(encoding="utf-8"))
+    assert len(blocks) >= 1
     for call, shown in blocks:
-        assert str(eval(call, {"fpx": fpx})) + "\n" == shown, call  # the README's own call
+        assert str(eval(call, {"fpx": fpx})) + "\n" == shown, call  # the page's own call
 
 
 _DOCUMENTED = re.compile(

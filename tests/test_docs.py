@@ -168,7 +168,7 @@ def test_api_pages_show_no_private_names(site: Path) -> None:
     for name in fpexplore.__all__:
         if name not in ("__version__", "FormatLike"):
             assert len(documented.get(f"fpexplore.{name}", [])) == 1, name
-    assert "fpexplore.lazy.from_npy" in documented  # the README recommends it
+    assert "fpexplore.lazy.from_npy" in documented  # the scaled formats page recommends it
 
 
 def test_layout_at_1280_by_800(site: Path) -> None:

@@ -4,9 +4,10 @@ From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding)
 ``_kernels`` (vectorized kernels) and ``codes`` (their public face), ``io`` (checkpoint
 readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
 (operations and sums) and ``scaling`` (per-tensor and block scaling), ``report``
-(tensor and checkpoint reports) and ``render`` (text, HTML, tables), the package root
-(the public API), and the front ends ``plot``, ``widgets``, ``mixed``, ``cli``, ``jax``
-(rounding inside jit) and ``keras`` (training in a format, which uses ``jax``).
+(tensor and checkpoint reports) and ``render`` (text, HTML, tables), ``explain``
+(step-by-step explanations), the package root (the public API), and the front ends
+``plot``, ``widgets``, ``mixed``, ``cli``, ``jax`` (rounding inside jit) and ``keras``
+(training in a format, which uses ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
 """
@@ -32,13 +33,14 @@ LAYERS = {
     "scaling": 6,
     "report": 7,  # tensor and checkpoint reports: they read io and scaling, render lazily
     "render": 7,
-    "": 8,  # the package root: fpexplore/__init__.py and __main__.py
-    "plot": 9,
-    "widgets": 9,
-    "mixed": 9,
-    "cli": 9,
-    "jax": 9,
-    "keras": 9,
+    "explain": 8,  # step-by-step explanations, built on render's text, boxes and tables
+    "": 9,  # the package root: fpexplore/__init__.py and __main__.py
+    "plot": 10,
+    "widgets": 10,
+    "mixed": 10,
+    "cli": 10,
+    "jax": 10,
+    "keras": 10,
 }
 
 # (module, function) pairs allowed to import upward, lazily: objects rendering themselves.
@@ -230,8 +232,8 @@ def test_no_import_cycles() -> None:
 
 
 def test_moved_module_paths_still_import() -> None:
-    """0.2's module paths import as aliases of the modules that replaced them
-    (README, "Changelog: module paths")."""
+    """Old module paths import as aliases of the modules that replaced them
+    (docs/changelog.md, "Old names that still work")."""
     import importlib
 
     import fpexplore
@@ -247,3 +249,42 @@ def test_moved_module_paths_still_import() -> None:
 
     assert report.tensor_report is tensor_report is fpexplore.tensor_report
     assert checkpoint.checkpoint_report is fpexplore.checkpoint_report
+    from fpexplore.render import arithmetic as explained
+
+    assert (
+        explained.operation_text
+        is importlib.import_module("fpexplore.explain").arithmetic.operation_text
+    )
+
+
+def test_moved_plot_module_paths_still_import() -> None:
+    """fpexplore.plot's modules that moved into values/ and computing/ import by their old
+    paths, also as attributes (``from fpexplore.plot import mixed``)."""
+    import importlib
+
+    pytest.importorskip("matplotlib")
+    import fpexplore.plot as fpplot
+
+    for old, new in fpplot._MOVED_MODULES.items():
+        module = importlib.import_module(f"fpexplore.plot.{new}")
+        assert importlib.import_module(f"fpexplore.plot.{old}") is module
+        assert getattr(fpplot, old) is module
+    from fpexplore.plot import training
+
+    assert training.plot_learning_curves is fpplot.plot_learning_curves
+
+
+def test_the_contributors_page_names_every_folder() -> None:
+    """docs/contributing.md's tree of the layers names every folder of the package, in the
+    order of the layers (lowest first)."""
+    page = (PACKAGE.parent / "docs" / "contributing.md").read_text(encoding="utf-8")
+    tree = page.split("```text\nfpexplore/\n", 1)[1].split("```", 1)[0]
+    named = [
+        line.split()[0].rstrip("/").removesuffix(".py")
+        for line in tree.splitlines()
+        if line[2:3] != " "
+    ]
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders <= set(named), sorted(folders - set(named))
+    layers = [LAYERS["" if name == "(root)" else name] for name in named]
+    assert layers == sorted(layers), list(zip(named, layers, strict=True))

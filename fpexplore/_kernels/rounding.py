@@ -1,6 +1,41 @@
 """Rounding arrays of real values into a format: :func:`round_codes` and
-:func:`round_values`, blocked where :mod:`fpexplore._kernels.round_blocked` applies,
-else by :mod:`fpexplore._kernels.round_general`."""
+:func:`round_values`, the dispatcher of every array rounding.
+
+A value takes one of five routes, chosen once per call from the input's dtype, the
+format, the rounding mode and the overflow policy, in this order:
+
+1. **float32 codes** (:mod:`~fpexplore._kernels.round_f32`): a float32 input, rounded
+   neither stochastically nor into a tabulated format, into a format whose exponents
+   and subnormals lie inside float32's (``m <= 23``, ``-126 <= emin``, ``emax <= 127``,
+   ``emin - m >= -149``: bfloat16, float16, TF32, FP8, FP6, FP4; ``_rounder32`` says
+   which). Integer work on the input's own 32-bit codes, no float64 copy; a block that
+   holds inf or NaN goes through route 3 instead, which keeps NaN payloads.
+2. **tabulated formats** (:mod:`~fpexplore._kernels.tables`): ``Format.tabulated``
+   (fnuz, P3109, unsigned E8M0: encodings the bit-level kernels do not model), in
+   every mode. Every code is taken apart once into tables; rounding is a binary search
+   of the magnitudes against the midpoints.
+3. **blocked float64** (:mod:`~fpexplore._kernels.round_blocked`): every other
+   deterministic mode into a format whose normals lie inside float64's
+   (``emin >= -1022``; ``_rounder`` returns its constants, else None). Branch-free
+   integer and float64 work on the bits, block by block: numpy's own cast for float16,
+   float32 and float64 under ``nearest_even`` without an overflow policy; otherwise an
+   addition of a power of two (``nearest_even``, ``m <= 51``) or the bits' own
+   arithmetic. Inputs of other dtypes (float16, integers, ml_dtypes, either byte
+   order) are widened into float64 one block at a time.
+4. **general** (:mod:`~fpexplore._kernels.round_general`): what route 3 cannot take,
+   stochastic rounding (drawn from ``rng``) and formats whose normals lie below
+   float64's, with ``frexp`` and ``ldexp``.
+5. **wide integers** (:mod:`~fpexplore._kernels.integers`): integer elements beyond
+   2**53, which float64 cannot hold, on routes 2 to 4. They are rounded first with
+   integer arithmetic onto the format's own grid (onto float64's, to odd, for the
+   tabulated formats), so that the route's own rounding of that float64 is exact.
+
+:func:`round_values` writes float64 (or float32) values straight from routes 1 and 3;
+on routes 2 and 4 it rounds to codes and reads their values. Every route matches
+:func:`fpexplore.exact.round_real` bit for bit, NaN payloads included. The tensor
+report rounds magnitudes by its own kernels (``round_nearest``, ``round_magnitudes``),
+not through this module.
+"""
 
 from __future__ import annotations
 

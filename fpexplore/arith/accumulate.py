@@ -123,12 +123,12 @@ class Accumulation:
         )
 
     def __str__(self) -> str:
-        from ..render.accumulate import accumulation_text
+        from ..explain.accumulate import accumulation_text
 
         return accumulation_text(self)
 
     def _repr_html_(self) -> str:
-        from ..render.accumulate import accumulation_html
+        from ..explain.accumulate import accumulation_html
 
         return accumulation_html(self)
 

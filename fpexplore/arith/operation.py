@@ -94,12 +94,12 @@ class Operation:
         )
 
     def __str__(self) -> str:
-        from ..render.arithmetic import operation_text
+        from ..explain.arithmetic import operation_text
 
         return operation_text(self)
 
     def _repr_html_(self) -> str:
-        from ..render.arithmetic import operation_html
+        from ..explain.arithmetic import operation_html
 
         return operation_html(self)
 

@@ -1,7 +1,7 @@
 """Block formats on the command line: ``fpexplore 0.1 0.5 3 100 -f mxfp4``.
 
 The values are one array, quantized block by block (:func:`fpexplore.quantize_blocks`)
-and explained per block by :mod:`fpexplore.render.blocks`: the amax, the shared scale,
+and explained per block by :mod:`fpexplore.explain.blocks`: the amax, the shared scale,
 each element's code, value and error, and which elements the scale flushed to zero.
 Block scaling works on float64 arrays, so each value is first read as its nearest
 float64 (the output says so where that changes it).
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.decode import decode
-from ..render.blocks import block_table
+from ..explain.blocks import block_table
 from ..render.text import short_repr
 from ..scaling.blocks import BlockFormat, QuantizedBlocks, quantize_blocks
 from .expression import operand_value, parse_expression

@@ -35,7 +35,7 @@ JSON_RULE = (
     'numbers are JSON numbers; inf, -inf and NaN are the strings "inf", "-inf" and "nan" '
     "(JSON has no literal for them); exact decimal expansions are strings of all their digits"
 )
-"""The rule in one sentence, for ``--help`` and the README."""
+"""The rule in one sentence, for ``--help`` and the docs' command-line page."""
 
 
 def json_number(x: Any) -> float | str | None:

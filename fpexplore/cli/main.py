@@ -203,7 +203,7 @@ def _blocks(args: argparse.Namespace, values: list[str], chosen: list[Choice]) -
 def _arithmetic(
     args: argparse.Namespace, chosen: list[Choice] | None, op: str, operands: tuple[str, ...]
 ) -> int:
-    from ..render.arithmetic import operation_text
+    from ..explain.arithmetic import operation_text
     from .arithmetic import check_operands, compute, compute_all, operation_record, operation_table
 
     rounding = args.rounding or "nearest_even"

@@ -45,7 +45,7 @@ MIXED_PLOT_NAMES = (
     "dot_accumulation",
     "matmul_error",
 )
-"""The float16 failure figures of :mod:`fpexplore.plot.mixed` (``plot_<name>``), drawn
+"""The float16 failure figures of :mod:`fpexplore.plot.computing.mixed` (``plot_<name>``), drawn
 from the same simulations as in the gallery; they take no VALUE, -f or --range."""
 
 SUFFIXES = (".png", ".svg", ".pdf")

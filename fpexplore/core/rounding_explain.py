@@ -4,7 +4,7 @@
 representable values, reads the bits that rounding throws away (guard, round
 and sticky bits) and says which neighbour each IEEE rounding mode picks and
 why. The results themselves come from :func:`fpexplore.decode`; this module
-only explains them (:mod:`fpexplore.render.rounding` draws the pictures). Needs
+only explains them (:mod:`fpexplore.explain.rounding` draws the pictures). Needs
 numpy alone (the widgets and the CLI both use it). Longer than 300 lines because
 it spells out a reason for each of the six modes; it has one job, the explanation.
 
@@ -217,14 +217,14 @@ class RoundingExplanation:
     def to_svg(self, width: int = 560) -> str:
         """A number-line picture: the two neighbours, the halfway point, the input
         and the selected mode's pick (a self-contained SVG string)."""
-        from ..render.rounding import to_svg  # rendering lives above the core
+        from ..explain.rounding import to_svg  # rendering lives above the core
 
         return to_svg(self, width)
 
     def _repr_html_(self) -> str:
         """The picture, the dropped bits and a table of every mode's pick (the
         selected one in bold), as static HTML."""
-        from ..render.rounding import to_html
+        from ..explain.rounding import to_html
 
         return to_html(self)
 

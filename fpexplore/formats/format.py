@@ -331,6 +331,8 @@ nonzero pattern on infinity or NaN
         return self.name
 
     def _repr_html_(self) -> str:
-        from ..render.comparison import format_html  # the documented upward import
+        # Lazy, the one upward import of formats/: render/ is built on formats/, core/ and
+        # exact/, so importing it at the top would make the bottom layer import them all.
+        from ..render.comparison import format_html
 
         return format_html(self)

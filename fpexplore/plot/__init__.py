@@ -4,6 +4,12 @@ Every function takes ``ax=None`` (a new figure when None), returns the Axes
 it drew on, never calls ``plt.show()`` and changes no global matplotlib
 state: font sizes are passed to each call.
 
+The modules, by concern: ``values/`` (one format's values: bits, number line, binades,
+errors, the formats side by side), ``computing/`` (computing and training in a format:
+error bounds of sums, float16's failures, learning curves), ``report`` and
+``checkpoint`` (the figures of a tensor and a checkpoint report), ``export`` (the
+gallery) and ``_style`` (the shared look).
+
 Examples
 --------
 >>> import fpexplore.plot as fpplot
@@ -20,14 +26,8 @@ except ImportError as err:  # pragma: no cover - exercised without matplotlib on
         'yet): pip install -e ".[plot]"'
     ) from err
 
-from .anatomy import bits
-from .binades import density, spacing
-from .bounds import plot_cancellation, plot_sum_errors
-from .errors import absolute_error, error_histogram, relative_error
-from .export import gallery
-from .formats import format_map
-from .lines import number_line
-from .mixed import (
+from .computing.bounds import plot_cancellation, plot_sum_errors
+from .computing.mixed import (
     plot_dot_accumulation,
     plot_dynamic_loss_scale,
     plot_exp_overflow,
@@ -38,7 +38,39 @@ from .mixed import (
     plot_running_sums,
     plot_softmax_demo,
 )
-from .training import plot_learning_curves, plot_update_sizes
+from .computing.training import plot_learning_curves, plot_update_sizes
+from .export import gallery
+from .values.anatomy import bits
+from .values.binades import density, spacing
+from .values.errors import absolute_error, error_histogram, relative_error
+from .values.formats import format_map
+from .values.lines import number_line
+
+# Module paths that moved in 0.2.0 (docs/changelog.md): fpexplore.plot.<module> stays
+# importable, and an attribute of this package, as an alias of the module that replaced it.
+_MOVED_MODULES = {
+    "anatomy": "values.anatomy",
+    "binades": "values.binades",
+    "errors": "values.errors",
+    "formats": "values.formats",
+    "lines": "values.lines",
+    "bounds": "computing.bounds",
+    "mixed": "computing.mixed",
+    "training": "computing.training",
+}
+
+
+def _alias_moved_modules() -> None:
+    import importlib
+    import sys
+
+    for old, new in _MOVED_MODULES.items():
+        module = importlib.import_module(f"{__name__}.{new}")
+        sys.modules.setdefault(f"{__name__}.{old}", module)
+        globals().setdefault(old, module)
+
+
+_alias_moved_modules()
 
 __all__ = [
     "absolute_error",

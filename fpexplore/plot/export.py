@@ -15,13 +15,13 @@ from matplotlib.figure import Figure
 from fpexplore import mixed as sim
 from fpexplore.core.decode import from_bits
 
-from . import mixed as mixed_plots
-from .anatomy import bits
-from .binades import density, spacing
-from .bounds import plot_cancellation, plot_sum_errors
-from .errors import absolute_error, error_histogram, relative_error
-from .formats import format_map
-from .lines import number_line
+from .computing import mixed as mixed_plots
+from .computing.bounds import plot_cancellation, plot_sum_errors
+from .values.anatomy import bits
+from .values.binades import density, spacing
+from .values.errors import absolute_error, error_histogram, relative_error
+from .values.formats import format_map
+from .values.lines import number_line
 
 __all__ = ["FIGURES", "gallery"]
 

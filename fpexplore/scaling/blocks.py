@@ -133,12 +133,12 @@ class QuantizedBlocks:
             }  # fmt: skip
 
     def __str__(self) -> str:
-        from ..render.blocks import blocks_text
+        from ..explain.blocks import blocks_text
 
         return blocks_text(self)
 
     def _repr_html_(self) -> str:
-        from ..render.blocks import blocks_html
+        from ..explain.blocks import blocks_html
 
         return blocks_html(self)
 

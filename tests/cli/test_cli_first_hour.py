@@ -1,5 +1,5 @@
-"""The command line as a new user meets it, read against the README: an integer power
-wherever a number is typed, block-format family names, and block tables whose values
+"""The command line as a new user meets it, read against the docs' command-line page: an
+integer power wherever a number is typed, block-format family names, and block tables whose values
 show the digits that make up their errors."""
 
 from __future__ import annotations

@@ -210,9 +210,10 @@ def test_help(capsys) -> None:
     assert "fpexplore report PATH" in capsys.readouterr().out
 
 
-def _readme_commands() -> list[list[str]]:
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = text.split("## Will my model survive?", 1)[1].split("```bash\n", 1)[1]
+def _report_commands() -> list[list[str]]:
+    """The command lines of the docs' command-line page, section ``fpexplore report``."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = text.split("## `fpexplore report`", 1)[1].split("```bash\n", 1)[1]
     lines = block.split("```", 1)[0].splitlines()
     return [shlex.split(line.partition(" #")[0])[1:] for line in lines if line.strip()]
 
@@ -220,8 +221,11 @@ def _readme_commands() -> list[list[str]]:
 @pytest.mark.filterwarnings(  # Keras 3.15's Variable.numpy() and numpy 2's copy= keyword
     "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
 )
-def test_the_readme_commands_run(capsys, tmp_path: Path, bf16_file: Path, monkeypatch) -> None:
-    """README's command lines, on a bf16 .safetensors file, a Keras and an ONNX model."""
+def test_the_documented_report_commands_run(
+    capsys, tmp_path: Path, bf16_file: Path, monkeypatch
+) -> None:
+    """The documented report command lines, on a bf16 .safetensors file, a Keras and an
+    ONNX model."""
     os.environ.setdefault("KERAS_BACKEND", "jax")
     keras = pytest.importorskip("keras")
     onnx = pytest.importorskip("onnx")
@@ -237,7 +241,7 @@ def test_the_readme_commands_run(capsys, tmp_path: Path, bf16_file: Path, monkey
         [numpy_helper.from_array(TENSORS["mlp.up"], "w")],
     )  # fmt: skip
     onnx.save(helper.make_model(graph), "model.onnx")
-    commands = _readme_commands()
+    commands = _report_commands()
     assert len(commands) == 4 and all(argv[0] == "report" for argv in commands)
     for argv in commands:
         assert main(argv) == 0, argv

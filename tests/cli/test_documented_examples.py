@@ -41,7 +41,7 @@ def _help_examples() -> list[tuple[list[str], str]]:
 
 
 SOURCES = {
-    "README": _bash_examples(ROOT / "README.md", "## Command line"),
+    "README": _bash_examples(ROOT / "README.md", "### On the command line"),
     "docs": _bash_examples(ROOT / "docs" / "cli.md", "# Command line"),
     "--help": _help_examples(),
 }
@@ -53,7 +53,8 @@ EXAMPLES = {
 
 
 def test_the_examples_are_found() -> None:
-    assert sum(key.startswith("README") for key in EXAMPLES) >= 15
+    assert sum(key.startswith("README") for key in EXAMPLES) >= 5
+    assert sum(key.startswith("docs") for key in EXAMPLES) >= 15
     assert sum(key.startswith("--help") for key in EXAMPLES) >= 12
 
 

@@ -51,7 +51,7 @@ def float32_bits(values: np.ndarray) -> np.ndarray:
 
 def expected_bits(x: np.ndarray, fmt: str, mode: str, overflow: str | None) -> np.ndarray:
     """fpexplore.round_to's results as float32 bits; a NaN result as the float32 bits
-    that keep its code's sign and payload (the README's NaN rule), widened exactly."""
+    that keep its code's sign and payload (the NaN rule of docs/formats.md), widened exactly."""
     f = fpx.get_format(fmt)
     values = fpx.round_to(x, f, mode, overflow=overflow)
     with np.errstate(invalid="ignore"):

@@ -95,7 +95,7 @@ def test_random_float32_every_mode(name: str) -> None:
 
 def test_ml_dtypes_casts_agree() -> None:
     """An oracle outside fpexplore: ml_dtypes' casts from float32 (round to nearest
-    even; NaNs and E8M0 below 2**-126 aside, where the README says they differ)."""
+    even; NaNs and E8M0 below 2**-126 aside, where docs/contributing.md says they differ)."""
     ml = pytest.importorskip("ml_dtypes")
     x = random_float32()
     x = x[np.isfinite(x)]

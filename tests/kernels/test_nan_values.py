@@ -1,7 +1,7 @@
 """NaN bits in the *values* of every array path (issue 21, 8): the float64 values of
 ``round_to``, ``decode_array`` and ``codes_to_values``, and the narrow results of
-``round_to(..., dtype="narrow" | ml_dtypes type)``, hold the NaN of the README's rule
-(sign, quiet bit, top payload bits; a signalling NaN left without payload gets
+``round_to(..., dtype="narrow" | ml_dtypes type)``, hold the NaN of the rule in
+docs/guarantees.md (sign, quiet bit, top payload bits; a signalling NaN left without payload gets
 payload 1) for NaNs from every source width. The hardware's float conversions
 quiet a signalling NaN; these paths must not."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .text import short_repr
+from ..render.text import short_repr
 
 if TYPE_CHECKING:
     from ..arith.accumulate import Accumulation

@@ -1,8 +1,8 @@
 """The exact part of an operation's explanation: the operands in binary scientific
 notation, then the computation (alignment and sum, significands and exponents,
 the root, the fused product), each line an equation about these very numbers
-(used by :mod:`fpexplore.render.arithmetic`; the rounding that follows is in
-:mod:`fpexplore.render.arithmetic_round`).
+(used by :mod:`fpexplore.explain.arithmetic`; the rounding that follows is in
+:mod:`fpexplore.explain.arithmetic_round`).
 
 Zero operands are computed as any other (``0 + 5 = 5``); only NaNs, infinities
 and invalid operations leave this path for the "special" line.
@@ -22,8 +22,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..exact import FLAGS
+from ..render.text import exact_decimal, flags_text, is_huge, magnitude_text, short_repr
 from .binary import binary, log2_floor, sci
-from .text import exact_decimal, flags_text, is_huge, magnitude_text, short_repr
 
 if TYPE_CHECKING:
     from ..arith.operation import Operation

@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 
 from ..core.rounding_explain import explain_rounding
 from ..exact import FLAGS, ROUNDING_NAMES
+from ..render.html import field_boxes_html
+from ..render.text import exact_decimal
 from .arithmetic_round import no_value, round_lines, sign_lines, special_line, zero_line
 from .arithmetic_steps import (
     NAMES,
@@ -52,8 +54,6 @@ from .arithmetic_steps import (
     operand_lines,
 )
 from .binary import sci
-from .html import field_boxes_html
-from .text import exact_decimal
 
 if TYPE_CHECKING:
     from ..arith.arithmetic import Operation

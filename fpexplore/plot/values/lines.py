@@ -17,7 +17,7 @@ from fpexplore.core.density import count_between, values_between
 from fpexplore.exact import parse_real
 from fpexplore.formats import Format, FormatLike, get_format
 
-from ._style import (
+from .._style import (
     KIND_COLORS,
     TEXT_SIZE,
     TICK_SIZE,

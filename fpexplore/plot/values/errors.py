@@ -13,7 +13,7 @@ from fpexplore.core.density import binade_table
 from fpexplore.core.error import representation_error, ulp
 from fpexplore.formats import Format, FormatLike, get_format
 
-from ._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
+from .._style import TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
 
 __all__ = ["absolute_error", "error_histogram", "relative_error"]
 

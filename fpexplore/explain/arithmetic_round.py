@@ -1,7 +1,7 @@
 """The end of an operation's explanation: normalization and rounding of a nonzero
 exact result, the sign rules of an exact zero, the sign operations (neg, abs) and
 the special cases (NaN, infinity, invalid operation, division by zero); used by
-:mod:`fpexplore.render.arithmetic`.
+:mod:`fpexplore.explain.arithmetic`.
 
 Each line states what a reader can check: the kept bits and the dropped ones
 (``|``) at the power of two written beside them, the guard, round and sticky
@@ -23,9 +23,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..core.rounding_explain import explain_rounding
+from ..render.text import magnitude_text
 from .arithmetic_steps import shown
 from .binary import log2_floor, sci, split_bits
-from .text import magnitude_text
 
 if TYPE_CHECKING:
     from ..arith.operation import Operation

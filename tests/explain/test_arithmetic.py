@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fpexplore as fpx
-from fpexplore.render.arithmetic import operation_html, operation_steps, operation_text
+from fpexplore.explain.arithmetic import operation_html, operation_steps, operation_text
 
 
 def test_done_when_bfloat16_point_one_plus_point_two() -> None:

@@ -12,7 +12,7 @@ from fpexplore.formats import FormatLike, get_format
 from fpexplore.mixed.bounds import SumErrors
 from fpexplore.mixed.loss_scaling import round_values
 
-from ._style import TEXT_SIZE, format_color, label_axes, new_axes
+from .._style import TEXT_SIZE, format_color, label_axes, new_axes
 
 __all__ = ["plot_cancellation", "plot_sum_errors"]
 

@@ -21,7 +21,15 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from fpexplore.core.density import binade_table
 from fpexplore.formats import FormatLike, get_format
 
-from ._style import LABEL_SIZE, TEXT_SIZE, as_formats, format_color, label_axes, new_axes, staircase
+from .._style import (
+    LABEL_SIZE,
+    TEXT_SIZE,
+    as_formats,
+    format_color,
+    label_axes,
+    new_axes,
+    staircase,
+)
 
 __all__ = ["density", "spacing"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fpexplore import quantize_blocks, tensor_report
-from fpexplore.render.blocks import block_table
+from fpexplore.explain.blocks import block_table
 from fpexplore.render.report import report_table
 
 

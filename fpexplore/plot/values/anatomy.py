@@ -13,7 +13,7 @@ from fpexplore.core.decode import FloatParts, decode
 from fpexplore.formats import FormatLike
 from fpexplore.render.html import contrast_text_color
 
-from ._style import FIELD_COLORS, LABEL_SIZE, TITLE_SIZE
+from .._style import FIELD_COLORS, LABEL_SIZE, TITLE_SIZE
 
 __all__ = ["bits"]
 

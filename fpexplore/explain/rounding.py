@@ -7,7 +7,7 @@ import html
 from typing import TYPE_CHECKING
 
 from ..exact import to_float
-from .text import ROUNDING_NAMES, short_repr
+from ..render.text import ROUNDING_NAMES, short_repr
 
 if TYPE_CHECKING:
     from ..core.decode import FloatParts

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .table import Table
+from ..render.table import Table
 
 __all__ = ["block_table", "blocks_html", "blocks_text"]
 

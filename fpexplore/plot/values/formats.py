@@ -11,7 +11,7 @@ from matplotlib.transforms import Bbox
 
 from fpexplore.formats import FORMATS, FormatLike
 
-from ._style import TEXT_SIZE, as_formats, format_color, label_axes, laid_out, new_axes, text_box
+from .._style import TEXT_SIZE, as_formats, format_color, label_axes, laid_out, new_axes, text_box
 
 __all__ = ["format_map"]
 
