@@ -40,7 +40,7 @@ def test_every_failure_of_report_is_one_line(tmp_path, capsys, monkeypatch, erro
     def fail(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr("fpexplore.scaling.checkpoint.checkpoint_report", fail)
+    monkeypatch.setattr("fpexplore.report.checkpoint.checkpoint_report", fail)
     err = _one_line(capsys, "report", str(path), "-f", "e4m3")
     assert said in err
 
