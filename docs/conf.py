@@ -47,7 +47,7 @@ _sync_course(DOCS.parent / "notebooks", DOCS / "course")
 import fpx_facts  # noqa: E402 - docs/_ext, put on the path above
 
 import fpexplore  # noqa: E402
-from fpexplore.cli.requirements import imports  # noqa: E402
+from fpexplore.course.requirements import imports  # noqa: E402
 
 project = "fpexplore"
 author = "The fpexplore developers"

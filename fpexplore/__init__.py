@@ -60,6 +60,12 @@ _MOVED_MODULES = {
     "core.report": "scaling.report",
     "core.report_stats": "scaling.report_stats",
     "core.lazy": "lazy.dask_arrays",
+    # the course's tools left the command line for their own folder
+    "cli.outline": "course.outline",
+    "cli.pacing": "course.pacing",
+    "cli.requirements": "course.requirements",
+    "cli.course_tables": "course.tables",
+    "cli.course": "course.copying",
 }
 
 

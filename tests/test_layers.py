@@ -5,7 +5,8 @@ From the bottom: ``formats`` (the model), ``exact`` (exact parsing and rounding)
 readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), ``arith``
 (operations and sums) and ``scaling`` (per-tensor and block scaling, tensor reports),
 ``render`` (text, HTML, tables), the package root (the public API), and the front ends
-``plot``, ``widgets``, ``mixed``, ``cli``, ``jax`` (rounding inside jit) and ``keras``
+``plot``, ``widgets``, ``mixed``, ``course`` (the course's tools), ``cli``, ``jax``
+(rounding inside jit) and ``keras``
 (training in a format, which uses ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
@@ -35,6 +36,7 @@ LAYERS = {
     "plot": 9,
     "widgets": 9,
     "mixed": 9,
+    "course": 9,  # the course's tools: outline, pacing, tables, requirements, copying
     "cli": 9,
     "jax": 9,
     "keras": 9,
@@ -241,3 +243,8 @@ def test_moved_module_paths_still_import() -> None:
     from fpexplore.core import arithmetic, lazy  # the form `from package import module`
 
     assert arithmetic.add is fpexplore.add and lazy.from_npy is fpexplore.lazy.from_npy
+    from fpexplore.cli import course, course_tables, outline, pacing  # the course's tools
+
+    assert course.copy_course is fpexplore.course.copy_course
+    assert course_tables.plan_table is fpexplore.course.tables.plan_table
+    assert outline.load is pacing.load is fpexplore.course.outline.load

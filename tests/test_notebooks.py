@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli.pacing import Pace, budget, part_contents, tasks, walkthrough_content
-from fpexplore.cli.requirements import imports
+from fpexplore.course.pacing import Pace, budget, part_contents, tasks, walkthrough_content
+from fpexplore.course.requirements import imports
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"

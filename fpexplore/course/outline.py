@@ -11,11 +11,11 @@ that it follows the notebooks when they change instead of drifting from them:
   :meth:`Section.markdown` writes the link ("06 §3 One line switches ...");
 * :func:`course_notebooks` lists the course in order, with each notebook's kind
   (the index, a session, a lesson), and :func:`course_counts` counts them;
-* :func:`fpexplore.cli.requirements.imports` says which packages a notebook imports.
+* :func:`fpexplore.course.requirements.imports` says which packages a notebook imports.
 
 A notebook is named by its file, a path, or the start of its name (``"06"``,
 ``"lesson-90min"``); it is looked for in the current folder (where a notebook runs) and
-then in the installed course (:func:`fpexplore.cli.course.course_source`).
+then in the installed course (:func:`fpexplore.course.copying.course_source`).
 
 Examples
 --------
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .course import course_source
+from .copying import course_source
 
 __all__ = [
     "Section",
