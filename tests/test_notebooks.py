@@ -32,7 +32,9 @@ CELL_TIMEOUT_S = 600
 
 
 def _course() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+    """The notebooks and their solutions, without the projector copies a teacher made."""
+    found = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+    return [path for path in found if not path.stem.endswith("-projector")]
 
 
 def _param(path: Path):
