@@ -20,18 +20,9 @@ from pathlib import Path
 from fpexplore import get_format
 from fpexplore.course import outline, pacing
 from fpexplore.course import tables as course_tables
+from fpexplore.course.handout import HANDOUT_FORMATS  # the formats the printed page shows too
 from fpexplore.course.requirements import imports
 from fpexplore.mixed import stall_point
-
-HANDOUT_FORMATS = {
-    "float64": "double",
-    "float32": "single",
-    "bfloat16": "brain float",
-    "float16": "half",
-    "float8_e4m3fn": "FP8 E4M3",
-    "float8_e5m2": "FP8 E5M2",
-}
-"""The formats of the handout's table, widest first, with the name people use."""
 
 
 def course_substitutions(notebooks: str | Path) -> dict[str, str]:
