@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import fpexplore as fpx
@@ -197,3 +198,43 @@ def test_teachers_page_is_honest_about_run_times_and_says_what_to_project() -> N
 def test_notebook_04_says_tf32_is_used_only_when_enabled() -> None:
     text = " ".join(_markdown(NOTEBOOKS / "04-formats-for-deep-learning.ipynb").split())
     assert "when the framework enables it" in text and "1.12" in text
+
+
+# --- figures, measured ------------------------------------------------------------------
+
+
+def test_notebook_07s_two_reports_figure_lays_out_with_legends_apart() -> None:
+    """Run 07's cell that draws two tensor reports (on stand-in tensors): constrained
+    layout applies (a collapsed layout warns, an error here), and no legend overlaps
+    another legend or the other panel."""
+    plt = pytest.importorskip("matplotlib.pyplot")
+    path = NOTEBOOKS / "07-scaled-formats.ipynb"
+    cells = outline.load(path)["cells"]
+    source = next(
+        outline.cell_source(c)
+        for c in cells
+        if 'reports["heavy-tailed"].plot' in outline.cell_source(c)
+    )
+    rng = np.random.default_rng(0)
+    tensors = {
+        "gradients": (rng.standard_normal((64, 256)) * 1e-4).astype("float32"),
+        "heavy-tailed": (rng.standard_t(2, (64, 256)) * 0.05).astype("float32"),
+    }
+    formats = ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "nvfp4"]
+    reports = {name: fpx.tensor_report(t, formats) for name, t in tensors.items()}
+    scope = {"plt": plt, "reports": reports}
+    exec(source, scope)  # the notebook's own cell
+    fig = scope["fig"]
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        axes = list(scope["axes"])
+        legends = [ax.get_legend().get_window_extent(renderer) for ax in axes]
+        panels = [ax.get_window_extent(renderer) for ax in axes]
+        assert not legends[0].overlaps(legends[1])
+        assert not legends[0].overlaps(panels[1]) and not legends[1].overlaps(panels[0])
+        page = fig.bbox
+        for box in legends:
+            assert page.x0 <= box.x0 and box.x1 <= page.x1, "a legend runs off the figure"
+    finally:
+        plt.close(fig)
