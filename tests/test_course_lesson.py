@@ -238,3 +238,9 @@ def test_notebook_07s_two_reports_figure_lays_out_with_legends_apart() -> None:
             assert page.x0 <= box.x0 and box.x1 <= page.x1, "a legend runs off the figure"
     finally:
         plt.close(fig)
+
+
+def test_notebook_08_does_not_say_fp8_products_are_summed_in_float32_on_gpus() -> None:
+    text = " ".join(_markdown(NOTEBOOKS / "08-train-in-any-format.ipynb").split())
+    assert "as tensor cores accumulate them" not in text
+    assert "about 14 bits" in text and "arXiv:2412.19437" in text
