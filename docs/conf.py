@@ -28,6 +28,8 @@ def _sync_course(source: Path, target: Path) -> None:
 
     def wanted(path: Path) -> bool:
         parts = path.relative_to(source).parts
+        if path.stem.endswith("-projector"):  # a teacher's projector copy, not the course
+            return False
         return path.is_file() and not any(p.startswith(".") or p == "__pycache__" for p in parts)
 
     files = {p.relative_to(source) for p in source.rglob("*") if wanted(p)}
@@ -47,7 +49,7 @@ _sync_course(DOCS.parent / "notebooks", DOCS / "course")
 import fpx_facts  # noqa: E402 - docs/_ext, put on the path above
 
 import fpexplore  # noqa: E402
-from fpexplore.cli.requirements import imports  # noqa: E402
+from fpexplore.course.requirements import imports  # noqa: E402
 
 project = "fpexplore"
 author = "The fpexplore developers"

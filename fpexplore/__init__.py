@@ -82,6 +82,12 @@ _MOVED_MODULES = {
     "render.binary": "explain.binary",
     "render.blocks": "explain.blocks",
     "render.rounding": "explain.rounding",
+    # the course's tools left the command line for their own folder
+    "cli.outline": "course.outline",
+    "cli.pacing": "course.pacing",
+    "cli.requirements": "course.requirements",
+    "cli.course_tables": "course.tables",
+    "cli.course": "course.copying",
 }
 
 

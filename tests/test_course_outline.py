@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli import course_tables, outline, pacing
+from fpexplore.course import outline, pacing
+from fpexplore.course import tables as course_tables
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -60,7 +61,7 @@ def _notebook_of(page: Path, target: str) -> Path:
 def test_section_references_resolve(page: Path) -> None:
     """A link to a notebook's heading names a heading it has, and a "§N" in the link's
     text is that heading's number; a "§N" outside such a link is refused (it would be a
-    reference typed by hand, which drifts: compute it with fpexplore.cli.outline)."""
+    reference typed by hand, which drifts: compute it with fpexplore.course.outline)."""
     broken = []
     for text in _texts(page):
         for label, target, anchor in _LINK.findall(text):
@@ -184,7 +185,7 @@ def _budgeted() -> list[Path]:
 @pytest.mark.parametrize("path", [_param(p) for p in _budgeted()])
 def test_exercises_follow_the_scheme_and_fill_the_budget(path: Path) -> None:
     """A notebook that states its budget (``**Duration.** Walk-through: W min. Exercises:
-    E min.``) labels every exercise by the scheme of fpexplore.cli.pacing, numbers them
+    E min.``) labels every exercise by the scheme of fpexplore.course.pacing, numbers them
     1, 2, 3..., answers each under "## Exercise N" of its solutions, and E is the sum of
     the exercises' minutes."""
     problems = pacing.label_problems(path)

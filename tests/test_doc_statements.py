@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli.requirements import imports
+from fpexplore.course.requirements import imports
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from fpexplore.cli.requirements import imports
+from fpexplore.course.requirements import imports
 
 pytestmark = pytest.mark.docs
 

@@ -6,7 +6,8 @@ readers) and ``lazy`` (dask arrays), ``core`` (decode, round, measure, count), `
 (operations and sums) and ``scaling`` (per-tensor and block scaling), ``report``
 (tensor and checkpoint reports) and ``render`` (text, HTML, tables), ``explain``
 (step-by-step explanations), the package root (the public API), and the front ends
-``plot``, ``widgets``, ``mixed``, ``cli``, ``jax`` (rounding inside jit) and ``keras``
+``plot``, ``widgets``, ``mixed``, ``course`` (the course's tools), ``cli``, ``jax``
+(rounding inside jit) and ``keras``
 (training in a format, which uses ``jax``).
 A module imports from its own layer or below. The only upward imports are the
 documented lazy ones through which a model object renders itself.
@@ -38,6 +39,7 @@ LAYERS = {
     "plot": 10,
     "widgets": 10,
     "mixed": 10,
+    "course": 10,  # the course's tools: outline, pacing, tables, requirements, copying
     "cli": 10,
     "jax": 10,
     "keras": 10,
@@ -256,6 +258,11 @@ def test_moved_module_paths_still_import() -> None:
         is importlib.import_module("fpexplore.explain").arithmetic.operation_text
     )
 
+    from fpexplore.cli import course, course_tables, outline, pacing  # the course's tools
+
+    assert course.copy_course is fpexplore.course.copy_course
+    assert course_tables.plan_table is fpexplore.course.tables.plan_table
+    assert outline.load is pacing.load is fpexplore.course.outline.load
 
 def test_moved_plot_module_paths_still_import() -> None:
     """fpexplore.plot's modules that moved into values/ and computing/ import by their old

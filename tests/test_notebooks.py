@@ -4,7 +4,9 @@ cites every claim of the source text, and links back to the index and on to the 
 Running the notebooks needs the notebook extras (``pip install "fpexplore[notebooks]"``);
 the notebooks that import Keras outside a ``try`` block (06, the 90-minute lesson, and
 their solutions) also need Keras and are skipped without it. A lesson that plans its
-minutes is measured after it runs: each part must fit its minutes at the course's pace.
+minutes is measured after it runs: each part must fit its minutes at the course's pace
+(fpexplore.course.pace.Pace, calibrated on a walk of the lesson), and a notebook's stated
+walk-through must be what that pace gives, give or take ten minutes.
 Run only these tests with ``pytest -m notebooks``.
 """
 
@@ -18,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli.pacing import Pace, budget, part_contents, tasks, walkthrough_content
-from fpexplore.cli.requirements import imports
+from fpexplore.course.pacing import Pace, budget, part_contents, tasks, walkthrough_content
+from fpexplore.course.requirements import imports
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -30,7 +32,9 @@ CELL_TIMEOUT_S = 600
 
 
 def _course() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+    """The notebooks and their solutions, without the projector copies a teacher made."""
+    found = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+    return [path for path in found if not path.stem.endswith("-projector")]
 
 
 def _param(path: Path):
@@ -103,15 +107,15 @@ def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
     pace, over = Pace(), []
     for part, shown, questions in part_contents(notebook):
         needed = pace.minutes(shown) + questions
-        if needed > part.minutes:
+        if not needed <= part.minutes <= needed + 3:
             over.append(f"part {part.section.number} needs {needed} min of {part.minutes}: {shown}")
-    assert not over, f"{path.name} does not fit its minutes at a normal pace: " + "; ".join(over)
+    assert not over, f"{path.name} does not state its parts' minutes truly: " + "; ".join(over)
     stated = budget(notebook)
     if stated is not None:  # the walk-through, outputs counted, fits the minutes it states
         shown = walkthrough_content(notebook)
         needed = pace.minutes(shown)
-        assert needed <= stated.walkthrough, (
-            f"{path.name}: its walk-through needs {needed} min at a normal pace, "
+        assert needed <= stated.walkthrough <= needed + 10, (
+            f"{path.name}: its walk-through needs {needed} min at the course's pace, "
             f"its teacher's box states {stated.walkthrough}: {shown}"
         )
 

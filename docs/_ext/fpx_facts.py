@@ -4,7 +4,7 @@ conf.py hands these to MyST as substitutions (``{{ course_sessions }}`` in a pag
 page types a count of the course or a property of a format by hand:
 
 * :func:`course_substitutions`: how many notebooks and sessions the course has, and the
-  lesson's minutes, read from ``notebooks/`` by :mod:`fpexplore.cli.outline`;
+  lesson's minutes, read from ``notebooks/`` by :mod:`fpexplore.course.outline`;
 * :func:`handout_substitutions`: the one-page handout's format table and the numbers to
   remember, from :mod:`fpexplore`'s formats and simulations.
 
@@ -18,19 +18,11 @@ from fractions import Fraction
 from pathlib import Path
 
 from fpexplore import get_format
-from fpexplore.cli import course_tables, outline, pacing
-from fpexplore.cli.requirements import imports
+from fpexplore.course import outline, pacing
+from fpexplore.course import tables as course_tables
+from fpexplore.course.handout import HANDOUT_FORMATS  # the formats the printed page shows too
+from fpexplore.course.requirements import imports
 from fpexplore.mixed import stall_point
-
-HANDOUT_FORMATS = {
-    "float64": "double",
-    "float32": "single",
-    "bfloat16": "brain float",
-    "float16": "half",
-    "float8_e4m3fn": "FP8 E4M3",
-    "float8_e5m2": "FP8 E5M2",
-}
-"""The formats of the handout's table, widest first, with the name people use."""
 
 
 def course_substitutions(notebooks: str | Path) -> dict[str, str]:

@@ -1,9 +1,9 @@
 """The ``fpexplore`` command line: ``main(argv=None) -> int``.
 
 ``main`` (the commands), ``parser`` (argparse), ``output`` (text and JSON
-records), ``plot`` (``--plot``: figures to files) and ``course`` (``--course``:
-copy the notebooks). ``outline``, ``requirements`` and ``pacing`` read the course's
-notebooks (their sections, imports, exercise labels and timings) for the course itself.
+records) and ``plot`` (``--plot``: figures to files); ``--course`` copies the notebooks
+with :mod:`fpexplore.course.copying`. The course's own tools (outline, requirements,
+pacing, tables) live in :mod:`fpexplore.course`; their old paths here still import.
 A front end: it imports the core and the renderings, and matplotlib only when a figure
 is asked for.
 """

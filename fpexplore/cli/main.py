@@ -25,11 +25,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.decode import decode, from_bits
+from ..course.copying import CourseNotFoundError, copy_course, index_notebook
 from ..exact import FLAGS, parse_real
 from ..formats import Format
 from ..render.text import parts_text
 from .bits import bit_patterns
-from .course import CourseNotFoundError, copy_course, index_notebook
 from .expression import number_value, operand_value, parse_expression
 from .formats import Choice, alias_notes, choose_formats, formats_of, with_notes
 from .jsonout import dumps

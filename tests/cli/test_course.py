@@ -1,4 +1,4 @@
-"""Copying the notebook course: ``fpexplore --course DIR`` and fpexplore.cli.course."""
+"""Copying the notebook course: ``fpexplore --course DIR`` and fpexplore.course.copying."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli import course, main
+from fpexplore.cli import main
+from fpexplore.course import copying as course
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Reading the course from its notebooks: fpexplore.cli.outline, requirements, pacing and
+"""Reading the course from its notebooks: fpexplore.course.outline, requirements, pacing and
 course_tables, on small notebooks written here."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fpexplore.cli import course_tables, outline, pacing, requirements
+from fpexplore.course import outline, pacing, requirements
+from fpexplore.course import tables as course_tables
 
 
 def _notebook(*cells: tuple[str, str]) -> dict:

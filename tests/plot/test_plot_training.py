@@ -35,6 +35,33 @@ def test_learning_curves_one_line_per_run_on_the_given_axes():
         training.plot_learning_curves(runs, "accuracy")
 
 
+def test_a_run_keeps_its_colour_and_style_from_one_figure_to_the_next():
+    order = ["float32", "fp8", "mxfp4", "nvfp4"]
+    curve = {"val_accuracy": [0.5, 0.9]}
+    left = training.plot_learning_curves({n: curve for n in order}, order=order)
+    right = training.plot_learning_curves({"float32": curve, "nvfp4": curve}, order=order)
+    style = {line.get_label(): (line.get_color(), line.get_linestyle(), line.get_marker())
+             for line in left.get_lines()}  # fmt: skip
+    for line in right.get_lines():
+        assert (line.get_color(), line.get_linestyle(), line.get_marker()) == style[
+            line.get_label()
+        ]
+    with pytest.raises(ValueError, match="not in order"):
+        training.plot_learning_curves({"bf16": curve}, order=order)
+
+
+def test_coinciding_curves_stay_visible_and_the_axis_says_what_it_measures():
+    """Identical runs: each later line is thinner and styled apart, so every one shows."""
+    runs = {name: {"val_accuracy": [0.2, 0.6, 0.8]} for name in "abcde"}
+    ax = training.plot_learning_curves(runs, ylabel="test accuracy")
+    lines = ax.get_lines()
+    widths = [line.get_linewidth() for line in lines]
+    assert widths == sorted(widths, reverse=True) and len(set(widths)) == len(widths)
+    assert len({(line.get_linestyle(), line.get_marker()) for line in lines}) == len(lines)
+    assert ax.get_ylabel() == "test accuracy" and ax.get_title() == "test accuracy after each epoch"
+    assert ax.get_legend().get_texts()[0].get_fontsize() >= 12  # readable on a projector
+
+
 def test_update_sizes_counts_exactly_the_updates_rounding_to_nearest_loses():
     rng = np.random.default_rng(0)
     w = fpx.round_to(rng.standard_normal(5000) * 0.1, "bfloat16").astype(np.float32)

@@ -20,6 +20,7 @@ __all__ = ["plot_learning_curves", "plot_update_sizes", "update_ratios"]
 
 LOST = "#D55E00"  # vermillion: updates that rounding to nearest loses
 STYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def plot_learning_curves(
@@ -28,8 +29,13 @@ def plot_learning_curves(
     *,
     title: str | None = None,
     ax: Axes | None = None,
+    ylabel: str | None = None,
+    order: Sequence[str] | None = None,
 ) -> Axes:
     """One line per run: ``metric`` after each epoch.
+
+    Runs that end on the same curve stay visible: each has its own line style and
+    marker, and each line is drawn thinner than the one before it, over it.
 
     Parameters
     ----------
@@ -37,9 +43,21 @@ def plot_learning_curves(
         (``{"loss": [...], "val_accuracy": [...]}``).
     metric : the key to draw.
     title : str, optional
-        Default ``"<metric> after each epoch"``.
+        Default ``"<ylabel> after each epoch"``.
     ax : matplotlib Axes, optional
         Where to draw; a new figure's Axes by default. Returned.
+    ylabel : str, optional
+        The value axis's label; default ``metric`` (say ``"test accuracy"`` when the
+        validation data is the test set).
+    order : sequence of str, optional
+        Every run name a set of figures shows, in order: a run's colour and style follow
+        its place here, so that it keeps them from one figure to the next. Default: the
+        order of ``histories``.
+
+    Raises
+    ------
+    ValueError
+        When a run has no ``metric``, or is missing from ``order``.
 
     Examples
     --------
@@ -47,19 +65,34 @@ def plot_learning_curves(
     >>> ax = plot_learning_curves(runs)
     >>> ax.get_title(), [line.get_label() for line in ax.get_lines()]
     ('val_accuracy after each epoch', ['float32', 'fp8'])
+    >>> ax = plot_learning_curves({"fp8": runs["fp8"]}, order=["float32", "fp8"])
+    >>> ax.get_lines()[0].get_color() == format_color(1)
+    True
     """
+    names = list(histories) if order is None else list(order)
+    unknown = [name for name in histories if name not in names]
+    if unknown:
+        raise ValueError(f"runs {unknown} are not in order={names}; expected every run there")
+    ylabel = ylabel or metric
     ax = new_axes(ax)
-    for index, (name, history) in enumerate(histories.items()):
+    for drawn, (name, history) in enumerate(histories.items()):
         if metric not in history:
             raise ValueError(f"run {name!r} has no {metric!r}; it has {sorted(history)}")
         values = np.asarray(history[metric], dtype=float)
         epochs = np.arange(1, values.size + 1)
-        style = STYLES[(index // 8) % len(STYLES)]
+        index = names.index(name)
         ax.plot(
-            epochs, values, style, color=format_color(index), lw=2, marker="o", ms=3, label=name
+            epochs,
+            values,
+            STYLES[index % len(STYLES)],
+            color=format_color(index),
+            lw=max(1.2, 3.4 - 0.5 * drawn),
+            marker=MARKERS[index % len(MARKERS)],
+            ms=max(3.0, 7.0 - drawn),
+            label=name,
         )
-    label_axes(ax, title or f"{metric} after each epoch", "epoch", metric)
-    ax.legend(fontsize=TEXT_SIZE - 2, ncol=2 if len(histories) > 4 else 1)
+    label_axes(ax, title or f"{ylabel} after each epoch", "epoch", ylabel)
+    ax.legend(fontsize=TEXT_SIZE, ncol=2 if len(histories) > 4 else 1)
     return ax
 
 

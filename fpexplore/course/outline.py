@@ -11,11 +11,11 @@ that it follows the notebooks when they change instead of drifting from them:
   :meth:`Section.markdown` writes the link ("06 §3 One line switches ...");
 * :func:`course_notebooks` lists the course in order, with each notebook's kind
   (the index, a session, a lesson), and :func:`course_counts` counts them;
-* :func:`fpexplore.cli.requirements.imports` says which packages a notebook imports.
+* :func:`fpexplore.course.requirements.imports` says which packages a notebook imports.
 
 A notebook is named by its file, a path, or the start of its name (``"06"``,
 ``"lesson-90min"``); it is looked for in the current folder (where a notebook runs) and
-then in the installed course (:func:`fpexplore.cli.course.course_source`).
+then in the installed course (:func:`fpexplore.course.copying.course_source`).
 
 Examples
 --------
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .course import course_source
+from .copying import course_source
 
 __all__ = [
     "Section",
@@ -258,12 +258,13 @@ def notebook_kind(path: str | Path) -> str:
 
 
 def course_notebooks(folder: str | Path | None = None) -> list[Path]:
-    """The course's notebooks (not the solutions), in the order of the course: the index,
-    the sessions by number, then the lessons."""
+    """The course's notebooks (not the solutions, nor a projector copy), in the order of the
+    course: the index, the sessions by number, then the lessons."""
     places = _search_folders(folder)
     place = next((p for p in places if any(p.glob("*-index.ipynb"))), places[-1])
     order = {"index": 0, "session": 1, "lesson": 2}
-    return sorted(place.glob("*.ipynb"), key=lambda p: (order[notebook_kind(p)], p.name))
+    found = [p for p in place.glob("*.ipynb") if not p.stem.endswith("-projector")]
+    return sorted(found, key=lambda p: (order[notebook_kind(p)], p.name))
 
 
 def course_counts(folder: str | Path | None = None) -> dict[str, int]:

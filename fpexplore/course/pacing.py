@@ -22,27 +22,29 @@ Exercises: E min.``, and E is the sum of its exercises' minutes (:func:`budget`)
 
 A lesson is planned in its level-2 headings, each ending with its minutes
 (``## 3. Precision is resolution (claims 4, 5 and 6) · 10 min``): :func:`lesson_plan`.
-:func:`content` measures what a part shows (words, code cells, output lines, figures) and
-:class:`Pace` turns it into minutes at a normal pace.
+:func:`content` measures what a part shows (words, code cells, output lines, figures, new
+terms of :mod:`fpexplore.course.glossary`) and :class:`Pace` turns it into minutes at the
+pace of a class, calibrated on a walk of the lesson (:data:`CALIBRATION`).
 
 Examples
 --------
 >>> task = parse_label("**Exercise 2** (compute, then why; ★★, 10 min). Why?")
 >>> task.steps, task.level, task.minutes
 (('compute', 'why'), 2, 10)
->>> Pace().minutes(Content(words=1200, code_cells=10, output_lines=40, figures=2))
-19.0
+>>> Pace().minutes(Content(words=1200, code_cells=10, output_lines=40, figures=2, terms=4))
+28.0
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from .outline import NotebookLike, Section, cell_source, cited_claims, headings, load
+from .pace import CALIBRATION, DURATION, Content, Pace, content, walkthrough_content, without_notes
 
 __all__ = [
+    "CALIBRATION",
     "LEVELS",
     "STEPS",
     "Budget",
@@ -59,6 +61,7 @@ __all__ = [
     "part_contents",
     "tasks",
     "walkthrough_content",
+    "without_notes",
 ]
 
 STEPS = ("compute", "predict", "check", "why", "explore")
@@ -68,7 +71,6 @@ LEVELS = {1: "★", 2: "★★", 3: "★★★"}
 
 _START = re.compile(r"\*\*(Exercise|Question) (\d+)")
 _LABEL = re.compile(r"\*\*(Exercise|Question) (\d+)\*\* \(([^;()]+); (★+), (\d+) min\)\.")
-_DURATION = re.compile(r"\*\*Duration\.\*\* Walk-through: (\d+) min\. Exercises: (\d+) min\.")
 _MINUTES = re.compile(r"^(.*?)\s*·\s*(\d+)\s*min$")
 
 
@@ -175,7 +177,7 @@ def budget(notebook: NotebookLike) -> Budget | None:
     Exercises: E min.``), or None when it states none in that form."""
     for cell in load(notebook)["cells"]:
         text = cell_source(cell)
-        if cell.get("cell_type") == "markdown" and (m := _DURATION.search(text)):
+        if cell.get("cell_type") == "markdown" and (m := DURATION.search(text)):
             return Budget(int(m[1]), int(m[2]))
     return None
 
@@ -203,107 +205,6 @@ def lesson_plan(notebook: NotebookLike) -> list[Part]:
             claims = tuple(cited_claims(sec.title))
             parts.append(Part(sec, int(match[2]), claims, range(sec.cell, end)))
     return parts
-
-
-# --- pacing -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Content:
-    """What some cells show: words of Markdown (tokens with a letter or digit, link
-    targets left out), code cells, lines of output, figures."""
-
-    words: int = 0
-    code_cells: int = 0
-    output_lines: int = 0
-    figures: int = 0
-
-    def __add__(self, other: Content) -> Content:
-        return Content(
-            self.words + other.words,
-            self.code_cells + other.code_cells,
-            self.output_lines + other.output_lines,
-            self.figures + other.figures,
-        )
-
-
-@dataclass(frozen=True)
-class Pace:
-    """A normal pace in class, with the notebook projected and discussed: the teacher
-    reads or retells the prose at ``words_per_minute``, runs and explains each code cell
-    in ``minutes_per_code_cell``, reads ``seconds_per_output_line`` of output per line, and
-    spends ``minutes_per_figure`` on each figure. (These rates put the sections the old
-    90-minute path named, 4,800 words, 94 code cells, 266 output lines and 13 figures, at
-    113 minutes.)"""
-
-    words_per_minute: float = 120.0
-    minutes_per_code_cell: float = 0.5
-    seconds_per_output_line: float = 3.0
-    minutes_per_figure: float = 1.0
-
-    def minutes(self, shown: Content) -> float:
-        """Minutes in class for ``shown``, rounded to a tenth."""
-        total = (
-            shown.words / self.words_per_minute
-            + shown.code_cells * self.minutes_per_code_cell
-            + shown.output_lines * self.seconds_per_output_line / 60
-            + shown.figures * self.minutes_per_figure
-        )
-        return round(total, 1)
-
-
-_URL = re.compile(r"\]\([^)]*\)|<[^>]+>")
-
-
-def _output_content(output: dict[str, Any]) -> Content:
-    data = output.get("data", {})
-    if "image/png" in data or "image/svg+xml" in data:
-        return Content(figures=1)
-    text = output.get("text") or data.get("text/markdown") or data.get("text/plain", "")
-    text = "".join(text) if isinstance(text, list) else text
-    return Content(output_lines=len(text.rstrip("\n").splitlines()))
-
-
-def content(notebook: NotebookLike, cells: range | None = None) -> Content:
-    """Measure ``cells`` (all by default) of a notebook; outputs count once it has run."""
-    nb = load(notebook)
-    total = Content()
-    for index in cells if cells is not None else range(len(nb["cells"])):
-        cell = nb["cells"][index]
-        text = cell_source(cell)
-        if cell.get("cell_type") == "markdown":
-            words = [w for w in _URL.sub("]", text).split() if re.search(r"\w", w)]
-            total += Content(words=len(words))
-        elif cell.get("cell_type") == "code" and text.strip():
-            total += Content(code_cells=1)
-            for output in cell.get("outputs", []):
-                total += _output_content(output)
-    return total
-
-
-def walkthrough_content(notebook: NotebookLike) -> Content:
-    """What a notebook shows in class before its ``## Exercises`` heading, the teacher's
-    box (the cell that states the budget) left out: what the budget's W minutes cover.
-    Measure it after running the notebook, so that the outputs count.
-
-    Examples
-    --------
-    >>> cell = {"cell_type": "markdown", "source": "Read this.\\n## Exercises\\nNot this."}
-    >>> walkthrough_content({"cells": [cell]}).words
-    2
-    """
-    nb = load(notebook)
-    shown = []
-    for cell in nb["cells"]:
-        text = cell_source(cell)
-        if cell.get("cell_type") != "markdown":
-            shown.append(cell)
-        elif at := re.search(r"^## Exercises\b", text, re.MULTILINE):
-            shown.append({**cell, "source": text[: at.start()]})
-            break
-        elif not _DURATION.search(text):
-            shown.append(cell)
-    return content({**nb, "cells": shown})
 
 
 def part_contents(notebook: NotebookLike) -> list[tuple[Part, Content, int]]:
