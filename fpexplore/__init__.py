@@ -24,6 +24,7 @@ from .arith.arithmetic import (
     sqrt,
     sub,
 )
+from .array import FlagCounter, FormatArray, flag_counter
 from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
@@ -90,8 +91,10 @@ __all__ = [
     "CheckpointReport",
     "CheckpointSummary",
     "DelayedScaling",
+    "FlagCounter",
     "FloatParts",
     "Format",
+    "FormatArray",
     "FormatLike",
     "Kind",
     "Operation",
@@ -112,6 +115,7 @@ __all__ = [
     "dequantize_blocks",
     "div",
     "dot",
+    "flag_counter",
     "float_census",
     "fma",
     "format_names",

@@ -31,6 +31,7 @@ LAYERS = {
     "arith": 6,
     "scaling": 6,
     "render": 7,
+    "array": 7,  # FormatArray: numpy code in a format (uses arith and the kernels)
     "": 8,  # the package root: fpexplore/__init__.py and __main__.py
     "plot": 9,
     "widgets": 9,
