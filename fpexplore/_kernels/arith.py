@@ -262,9 +262,13 @@ def round_float32_nearest_even(r: np.ndarray, mantissa_bits: int) -> np.ndarray:
     drop = np.uint32(23 - mantissa_bits)
     bits = r.view(np.uint32)
     nan = np.isnan(r)
-    keep = bits[nan]
+    keep = bits[nan] if nan.any() else None
     half = np.uint32((1 << (23 - mantissa_bits - 1)) - 1)
-    bits += half + ((bits >> drop) & np.uint32(1))  # ties to even
+    step = bits >> drop
+    step &= np.uint32(1)
+    step += half
+    bits += step  # ties to even
     bits &= ~np.uint32((1 << (23 - mantissa_bits)) - 1)
-    bits[nan] = keep
+    if keep is not None:
+        bits[nan] = keep
     return r

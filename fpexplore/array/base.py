@@ -1,4 +1,4 @@
-"""The data of a ArrayBase: values on the format's grid, its modes, the record of its flags.
+"""The data of a FormatArray: values on the format's grid, its modes, the record of its flags.
 
 :class:`ArrayBase` holds what every operation reads (the float64 values, the
 format, rounding, overflow, accumulator, order and generator) and the flags
@@ -10,7 +10,7 @@ the inputs of an operation into values of one format, refusing two formats.
 >>> from fpexplore.formats import get_format
 >>> bf16 = get_format("bfloat16")
 >>> values, mask = round_in(np.array([0.1, 0.5]), bf16, "nearest_even", None, None)
->>> values.tolist(), mask.tolist()
+>>> values.tolist(), mask().tolist()
 ([0.10009765625, 0.5], [16, 0])
 """
 
@@ -23,6 +23,7 @@ import numpy as np
 from .. import codes as K
 from ..exact import FLAGS, check_overflow, check_rng, check_rounding
 from ..formats import Format, FormatLike, get_format
+from .fast import storage
 from .flags import conversion_mask, count_mask, mask_names
 from .records import Explanation, Record
 
@@ -31,7 +32,7 @@ __all__ = ["ArrayBase", "check_same", "operands", "round_in"]
 
 class ArrayBase:
     """Values of a format with the record of the operation that made them (see
-    :class:`~fpexplore.array.ArrayBase`, which adds numpy's protocols)."""
+    :class:`~fpexplore.array.FormatArray`, which adds numpy's protocols)."""
 
     def __init__(
         self,
@@ -71,7 +72,8 @@ class ArrayBase:
     def _new(self, values: np.ndarray, record: Record | None) -> Any:
         out = object.__new__(type(self))
         out.__dict__.update(self.__dict__)
-        out._values, out._record = values, record
+        out._values = np.asarray(values, self._values.dtype)  # exact: values of the format
+        out._record = record
         return out
 
     @property
@@ -150,7 +152,8 @@ class ArrayBase:
 def round_in(
     values: Any, fmt: Format, rounding: str, overflow: str | None, rng: Any
 ) -> tuple[np.ndarray, Any]:
-    """Values rounded into ``fmt`` and the flags of doing so (0 when none)."""
+    """Values rounded into ``fmt`` (float32 where they all are float32s) and the flags
+    of doing so: 0 for none, or a function computing their mask when called."""
     from ..core.error import round_to
 
     mode = "nearest_even" if rounding == "stochastic" else rounding
@@ -161,10 +164,10 @@ def round_in(
         except (TypeError, ValueError):
             arr = np.asarray(values, dtype=object)
     if arr.dtype.kind in "OUS":
-        stored = np.asarray(round_to(np.asarray(values, dtype=object), fmt, mode), np.float64)
-        return stored.reshape(arr.shape), 0
+        stored = np.asarray(round_to(np.asarray(values, dtype=object), fmt, mode))
+        return stored.reshape(arr.shape).astype(storage(fmt)), 0
     if arr.dtype.name == fmt.name and get_format(arr.dtype) == fmt:
-        return K._as_float64(arr).copy(), 0
+        return K._as_float64(arr).astype(storage(fmt)), 0
     if arr.dtype.kind == "b":
         arr = arr.astype(np.float64)
     if not fmt.is_signed and arr.dtype.kind in "fiu" and bool(np.any(arr < 0)):
@@ -173,10 +176,8 @@ def round_in(
             f"{fmt.name} has no sign: value {arr.reshape(-1)[first]!r} (index {int(first)}) is "
             "negative; expected values >= 0 (or a signed format)"
         )
-    stored = np.asarray(K.round_values(arr, fmt, mode, overflow=overflow), np.float64)
-    if arr.dtype.kind == "f" and arr.dtype.itemsize <= 8:
-        return stored, conversion_mask(arr.astype(np.float64), stored, fmt, mode)
-    return stored, conversion_mask(arr.astype(np.float64), stored, fmt, mode)
+    stored = np.asarray(K.round_values(arr, fmt, mode, overflow=overflow, dtype=storage(fmt)))
+    return stored, lambda: conversion_mask(arr, stored, fmt, mode)  # computed when read
 
 
 def conversion_record(
@@ -184,14 +185,18 @@ def conversion_record(
 ) -> Record | None:
     if isinstance(mask, int) and mask == 0:
         return None
-    m = np.broadcast_to(np.asarray(mask, np.uint8), shape)
-    return Record(label, shape, lambda: (m, count_mask(m)))
+
+    def compute() -> tuple[np.ndarray, dict[str, int]]:
+        m = np.broadcast_to(np.asarray(mask() if callable(mask) else mask, np.uint8), shape)
+        return m, count_mask(m)
+
+    return Record(label, shape, compute)
 
 
 def check_same(a: ArrayBase, b: ArrayBase) -> None:
     if a.format != b.format:
         raise TypeError(
-            f"ArrayBases of two formats, {a.format.name} and {b.format.name}: round one "
+            f"FormatArrays of two formats, {a.format.name} and {b.format.name}: round one "
             f"into the other's first, e.g. FormatArray(y, {a.format.name!r})"
         )
 

@@ -1,6 +1,6 @@
-"""One ufunc call on ArrayBases: inputs into the format, the kernels, ``where=`` and ``out=``.
+"""One ufunc call on FormatArrays: inputs into the format, the kernels, ``where=`` and ``out=``.
 
-``out=`` must be a ArrayBase of the same format and of the result's shape,
+``out=`` must be a FormatArray of the same format and of the result's shape,
 checked before anything is computed or written; with ``where=``, only the
 selected elements are computed (and flagged), the others keep ``out``'s values
 (or are 0 without ``out``).
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
+from . import fast
 from .base import ArrayBase, operands
 from .elementwise import BASIC, compute, integer_power, kind_of
 from .records import ElementRecord, Record
@@ -37,10 +38,12 @@ def _out_target(like: ArrayBase, kwargs: dict[str, Any], shape: tuple[int, ...])
     if out is None:
         return None
     if not isinstance(out, ArrayBase):
-        raise TypeError(f"out= must be a ArrayBase of {like.format.name}, got {type(out).__name__}")
+        raise TypeError(
+            f"out= must be a FormatArray of {like.format.name}, got {type(out).__name__}"
+        )
     if out.format != like.format:
         raise TypeError(
-            f"out= is a ArrayBase of {out.format.name}; expected {like.format.name} "
+            f"out= is a FormatArray of {out.format.name}; expected {like.format.name} "
             "(nothing was written)"
         )
     if out.shape != shape:
@@ -53,21 +56,21 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
         from .functions import dispatch
 
         if set(kwargs) - {"out"} or kwargs.get("out") is not None:
-            raise TypeError("np.matmul on ArrayBases: no out=, axes= or dtype=")
+            raise TypeError("np.matmul on FormatArrays: no out=, axes= or dtype=")
         return dispatch(like, np.matmul, inputs, {})
     kind = kind_of(ufunc)
     if kind is None:
         raise TypeError(
             f"np.{ufunc.__name__} is not emulated in {like.format.name}: convert with "
             "np.asarray(x) to compute it in float64, then round back with "
-            "fpx.ArrayBase(result, fmt)"
+            "fpx.FormatArray(result, fmt)"
         )
     kwargs = dict(kwargs)
     where = kwargs.pop("where", True)
     for key in ("casting", "order", "subok"):
         kwargs.pop(key, None)
     if kwargs.get("dtype") is not None:
-        raise TypeError(f"np.{ufunc.__name__}: dtype= is not supported on a ArrayBase")
+        raise TypeError(f"np.{ufunc.__name__}: dtype= is not supported on a FormatArray")
     kwargs.pop("dtype", None)
     out_given = kwargs.get("out")
     fmt, rounding, overflow, rng = like.format, like.rounding, like._overflow, like._rng
@@ -96,37 +99,42 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
     select = None if where is True else np.broadcast_to(np.asarray(where, bool), shape)
     if select is not None:
         xs = [np.broadcast_to(x, shape)[select] for x in xs]
-        conv = [c if isinstance(c, int) else np.broadcast_to(c, shape)[select] for c in conv]
+        conv = [c if isinstance(c, int) else _selected(c, shape, select) for c in conv]
     exact_values = None
     name = ufunc.__name__
-    if kind == "basic":
-        name = BASIC[ufunc]
-        values = compute("basic", name, xs, fmt, rounding, overflow, rng)
-    elif kind == "square":
-        kind, name, xs, conv = "basic", "mul", xs + xs, conv + conv
-        values = compute("basic", name, xs, fmt, rounding, overflow, rng)
+    nearest = rounding == "nearest_even" and overflow is None
+    if kind == "square":
+        kind, xs, conv = "basic", xs + xs, conv + conv
+        name = "mul"
     elif kind == "reciprocal":
-        kind, name = "basic", "div"
-        xs, conv = [np.ones_like(xs[0]), xs[0]], [0, *conv]
-        values = compute("basic", name, xs, fmt, rounding, overflow, rng)
+        kind, xs, conv = "basic", [np.ones_like(xs[0]), xs[0]], [0, *conv]
+        name = "div"
+    elif kind == "basic":
+        name = BASIC[ufunc]
+    if kind == "basic":
+        values = fast.basic(name, xs, fmt) if nearest else None
+        if values is None:
+            values = compute("basic", name, _wide(xs), fmt, rounding, overflow, rng)
     elif kind == "power":
-        values, exact_values = integer_power(xs[0], n, fmt, rounding, overflow, rng)
+        values, exact_values = integer_power(_wide(xs)[0], n, fmt, rounding, overflow, rng)
         kind, name = "rounded", f"power(x, {n})"
         if exact_values is None:
             kind = "exact"
     elif kind == "transcendental":
-        values = compute("transcendental", name, xs, fmt, rounding, overflow, rng)
+        values = fast.transcendental(name, xs, fmt) if nearest else None
+        if values is None:
+            values = compute("transcendental", name, _wide(xs), fmt, rounding, overflow, rng)
     else:  # exact
         with np.errstate(all="ignore"):
             values = K.round_values(np.asarray(ufunc(*xs), np.float64), fmt)
-    values = np.asarray(values, np.float64)
+    values = np.asarray(values, like._values.dtype)
     if out is not None:  # the record keeps its operands: not the buffer written into
         xs = [x.copy() if np.may_share_memory(x, out._values) else x for x in xs]
     record = ElementRecord(
         ufunc.__name__, name, kind, xs, conv, values, fmt, rounding, overflow, exact_values
     )
     if select is not None:
-        full = np.zeros(shape) if out is None else out._values.copy()
+        full = np.zeros(shape, values.dtype) if out is None else out._values.copy()
         full[select] = values
         values = full
         record = _where_record(record, select, shape)
@@ -135,6 +143,18 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
     out._values[...] = values
     out._record = record
     return out
+
+
+def _wide(xs: list[np.ndarray]) -> list[np.ndarray]:
+    return [K._as_float64(x) for x in xs]  # NaN bits kept
+
+
+def _selected(mask: Any, shape: tuple[int, ...], select: np.ndarray) -> Any:
+    def compute() -> np.ndarray:
+        m = mask() if callable(mask) else mask
+        return np.broadcast_to(np.asarray(m, np.uint8), shape)[select]
+
+    return compute
 
 
 def _where_record(inner: Record, select: np.ndarray, shape: tuple[int, ...]) -> Record:

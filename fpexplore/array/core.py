@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from .. import codes as K
 from .base import ArrayBase, check_same, conversion_record, round_in
 from .calls import call
 from .flags import count_mask
@@ -104,8 +105,9 @@ class FormatArray(ArrayBase, NDArrayOperatorsMixin):
         return (self[i] for i in range(len(self)))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        values = self._values if dtype is None else self._values.astype(dtype)
-        return values.copy() if copy else values
+        wide = K._as_float64(self._values)  # float64, NaN bits kept
+        values = wide if dtype is None else wide.astype(dtype)
+        return values.copy() if copy and values is self._values else values
 
     def __float__(self) -> float:
         return float(self._values)
@@ -212,7 +214,7 @@ class FormatArray(ArrayBase, NDArrayOperatorsMixin):
         return f"FormatArray({values!r}, {self._format.name})"
 
     def __str__(self) -> str:
-        return f"{self._values} ({self._format.name})"
+        return f"{np.asarray(self)} ({self._format.name})"
 
     def _repr_html_(self) -> str:
         return format_array_html(self)

@@ -46,7 +46,7 @@ def round_products(raw: np.ndarray, a: Any, b: Any, fmt: Format, acc: Format, ro
     if not K.float64_path("mul", fmt):  # float64 and wider: each product exactly
         from ..arith.accumulate import _products
 
-        a64, b64 = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+        a64, b64 = np.broadcast_arrays(K._as_float64(a), K._as_float64(b))
         stored = _products(a64.reshape(-1), b64.reshape(-1), fmt, acc).reshape(raw.shape)
         return stored, np.zeros(raw.shape, np.uint8) if flags else None
     stored = K.round_values(raw, acc, rounding, overflow=overflow, rng=rng)
@@ -80,6 +80,7 @@ def matmul(like: Any, a: np.ndarray, b: np.ndarray) -> Any:
     """``a @ b`` for float64 arrays of ``like``'s format (numpy's shape rules)."""
     fmt, acc, order = like.format, like.accumulate, like.order
     rounding, overflow = like.rounding, like._overflow
+    a, b = K._as_float64(a), K._as_float64(b)  # exact products
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     if a2.shape[-1] != b2.shape[-2]:
@@ -104,7 +105,7 @@ def matmul(like: Any, a: np.ndarray, b: np.ndarray) -> Any:
         else:
             s = _sequential(a2, b2, n, out_shape, add, fmt, acc, rounding, overflow, rng, flags)
             mask, counts = add.mask, add.counts
-        final, last = into(s, fmt, acc, rounding, overflow, rng)
+        final, last = into(s, fmt, acc, rounding, overflow, rng, flags)
         if flags and last is not None:
             mask, counts = mask | last, _merge(counts, count_mask(last))
         return np.asarray(final, np.float64), mask, counts
@@ -179,6 +180,7 @@ def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
     if "->" not in spec:
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     summed = "".join(dict.fromkeys(c for c in letters if c not in output))
+    arrays = [K._as_float64(x) for x in arrays]  # exact products
     full = np.einsum(f"{inputs}->{output}{summed}", *arrays)  # products only: exact
     k = len(summed)
     terms = np.moveaxis(full.reshape(*full.shape[: full.ndim - k], -1), -1, 0) if k else full[None]
@@ -191,11 +193,11 @@ def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
         if two:
             stored, pm = round_products(terms, None, None, fmt, acc, rounding, overflow, rng, flags)
         else:
-            stored, pm = into(terms, acc, fmt, rounding, overflow, rng)
+            stored, pm = into(terms, acc, fmt, rounding, overflow, rng, flags)
         s, m, c = accumulate_axis(stored, acc, order, rounding, overflow, rng, flags)
         if flags and pm is not None and terms.shape[0]:
             m, c = m | np.bitwise_or.reduce(np.asarray(pm), axis=0), _merge(c, count_mask(pm))
-        final, last = into(s, fmt, acc, rounding, overflow, rng)
+        final, last = into(s, fmt, acc, rounding, overflow, rng, flags)
         if flags and last is not None:
             m, c = m | last, _merge(c, count_mask(last))
         return np.asarray(final, np.float64), np.asarray(m, np.uint8), c

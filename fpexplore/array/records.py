@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import codes as K
 from ..arith import arithmetic as A
 from ..formats import Format
 from .flags import active_counters, count_mask, op_flags
@@ -75,6 +76,7 @@ def transcendental_mask(
     ``division_by_zero`` (an infinity at a pole)."""
     from .transcendental import TRANSCENDENTAL
 
+    xs = [K._as_float64(x) for x in xs]
     with np.errstate(all="ignore"):
         y = np.asarray(TRANSCENDENTAL[f](*xs), np.float64)
         args = [np.broadcast_to(x, y.shape) for x in xs]
@@ -137,6 +139,8 @@ class ElementRecord(Record):
         else:
             mask = np.zeros(self.values.shape, np.uint8)
         for c in self.conversions:
+            if callable(c):
+                c = c()
             if not (isinstance(c, int) and c == 0):
                 mask = mask | np.broadcast_to(np.asarray(c, np.uint8), mask.shape)
         mask = np.broadcast_to(mask, self.values.shape)

@@ -62,7 +62,13 @@ def _keep(result: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...], kee
 
 
 def into(
-    values: np.ndarray, target: Format, source: Format, rounding: str, overflow: Any, rng: Any
+    values: np.ndarray,
+    target: Format,
+    source: Format,
+    rounding: str,
+    overflow: Any,
+    rng: Any,
+    flags: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Values of ``source`` rounded into ``target`` and the mask of doing so (None when
     ``target`` is ``source``)."""
@@ -70,6 +76,8 @@ def into(
         return values, None
     mode = "nearest_even" if rounding == "stochastic" and rng is None else rounding
     stored = K.round_values(values, target, mode, overflow=overflow, rng=rng)
+    if not flags:
+        return stored, None
     mask = np.asarray(conversion_mask(values, stored, target, mode), np.uint8)
     return stored, np.broadcast_to(mask, np.shape(values))
 
@@ -107,7 +115,7 @@ def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> An
     state = copy.deepcopy(x._rng) if rounding == "stochastic" else None
 
     def run(flags: bool, rng: Any) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-        terms, conv = into(moved, acc, fmt, rounding, overflow, rng)
+        terms, conv = into(moved, acc, fmt, rounding, overflow, rng, flags)
         counts = dict.fromkeys(FLAGS, 0)
         if flags and conv is not None:
             _add_counts(counts, count_mask(conv))
@@ -130,7 +138,7 @@ def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> An
                 m = m | bits
                 _add_counts(counts, count_mask(bits))
         else:
-            final, last = into(out, fmt, acc, rounding, overflow, rng)
+            final, last = into(out, fmt, acc, rounding, overflow, rng, flags)
             if flags and last is not None:
                 m = m | last
                 _add_counts(counts, count_mask(last))
