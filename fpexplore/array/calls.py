@@ -72,7 +72,7 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
     if kwargs.get("dtype") is not None:
         raise TypeError(f"np.{ufunc.__name__}: dtype= is not supported on a FormatArray")
     kwargs.pop("dtype", None)
-    out_given = kwargs.get("out")
+    out_given = kwargs.pop("out", None)
     fmt, rounding, overflow, rng = like.format, like.rounding, like._overflow, like._rng
     if kind == "power":
         exponent = inputs[1]
