@@ -157,7 +157,7 @@ def _sequential(a2: np.ndarray, b2: np.ndarray, n: int, out_shape: tuple[int, ..
         stored, mask = round_products(raw, x, y, fmt, acc, rounding, overflow, rng, flags)
         if mask is not None:
             add.note(mask)
-        return stored
+        return stored.astype(add.work, copy=False) if add.fast is not None else stored
 
     s = np.broadcast_to(product(0), out_shape).copy()
     for k in range(1, n):

@@ -175,7 +175,9 @@ def _decimal_value(f: str, x: Decimal, y: Decimal | None) -> Decimal:
     return table[f]()
 
 
-def reference(f: str, args: tuple[float, ...], fmt: Format, rounding: str) -> float:
+def reference(
+    f: str, args: tuple[float, ...], fmt: Format, rounding: str, overflow: str | None = None
+) -> float:
     """``f(*args)`` from :mod:`decimal`, rounded once into ``fmt`` (its hard cases)."""
     x = Decimal(args[0])
     y = Decimal(args[1]) if len(args) > 1 else None
@@ -187,9 +189,10 @@ def reference(f: str, args: tuple[float, ...], fmt: Format, rounding: str) -> fl
         exact = Fraction(value)
         mode = "nearest_even" if rounding == "stochastic" else rounding
         nearest = float(K.codes_to_values(np.array([round_real(parse_real(exact), fmt)]), fmt)[0])
-        if exact != 0 and abs(Fraction(nearest) - exact) <= abs(exact) * Fraction(1, 10**40):
+        close = exact != 0 and np.isfinite(nearest)
+        if close and abs(Fraction(nearest) - exact) <= abs(exact) * Fraction(1, 10**40):
             exact = Fraction(nearest)  # an exact case (exp2(3), log2(8), ...)
-        code = round_real(parse_real(exact), fmt, mode)
+        code = round_real(parse_real(exact), fmt, mode, overflow)
     return float(K.codes_to_values(np.array([code], dtype=K.code_dtype(fmt)), fmt)[0])
 
 
@@ -219,5 +222,5 @@ def evaluate(
     hard = hard_cases(y, fmt, rounding, overflow)
     if hard.any():
         args = [np.broadcast_to(x, y.shape)[hard].tolist() for x in xs]
-        out[hard] = [reference(f, a, fmt, rounding) for a in zip(*args, strict=True)]
+        out[hard] = [reference(f, a, fmt, rounding, overflow) for a in zip(*args, strict=True)]
     return out
