@@ -61,7 +61,7 @@ class ArrayBase:
         self._rng = check_rng(rng) if rounding == "stochastic" else rng
         if isinstance(values, ArrayBase):
             if values.format == fmt:
-                self._values = values._values.copy()
+                self._values: np.ndarray = values._values.copy()
                 self._record = None
                 return
             values = values._values

@@ -130,7 +130,7 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
     values = np.asarray(values, like._values.dtype)
     if out is not None:  # the record keeps its operands: not the buffer written into
         xs = [x.copy() if np.may_share_memory(x, out._values) else x for x in xs]
-    record = ElementRecord(
+    record: Record = ElementRecord(
         ufunc.__name__, name, kind, xs, conv, values, fmt, rounding, overflow, exact_values
     )
     if select is not None:

@@ -102,6 +102,7 @@ def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> An
     fmt, acc, order = x.format, x.accumulate, x.order
     rounding, overflow = x.rounding, x._overflow
     values = x._values
+    axes: tuple[int, ...]
     if kind == "cumsum" and axis is None:
         values, axes = values.reshape(-1), (0,)
     else:

@@ -85,7 +85,8 @@ def _pi() -> Decimal:
     """pi to the current precision (the decimal module's recipe)."""
     decimal.getcontext().prec += 2
     three = Decimal(3)
-    last, t, s, n, na, d, da = 0, three, 3, 1, 0, 0, 24
+    last, t, s = Decimal(0), three, Decimal(3)
+    n, na, d, da = 1, 0, 0, 24
     while s != last:
         last = s
         n, na = n + na, na + 8
