@@ -102,6 +102,8 @@ def accumulate_axis(
 ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """Sum ``terms`` along axis 0 in ``order``; return (sums as float64, mask, counts)."""
     kept = terms.shape[1:]
+    if terms.shape[0] == 0:  # an empty sum is +0
+        return np.zeros(kept), np.zeros(kept, np.uint8), dict.fromkeys(FLAGS, 0)
     s, mask, counts = _accumulate(terms.reshape(terms.shape[0], -1), acc, order, rounding,
                                   overflow, rng, flags)  # fmt: skip
     return s.reshape(kept), mask.reshape(kept), counts

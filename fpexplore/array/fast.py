@@ -91,6 +91,9 @@ def basic(op: str, xs: list[np.ndarray], fmt: Format) -> np.ndarray | None:
         return None
     with np.errstate(all="ignore"):
         r = np.sqrt(xs[0]) if op == "sqrt" else _OPS[op](xs[0], xs[1])
+        r = np.asarray(r)
+        if r.ndim == 0:  # a 0-d result: round it as a 1-element array
+            return basic(op, [np.reshape(x, 1) for x in xs], fmt).reshape(())  # type: ignore[union-attr]
         fix = None
         if kind == "float32_like":
             tiny = (r.view(np.uint32) & np.uint32(0x7FFFFFFF)) < np.uint32(0x00800000)
@@ -117,6 +120,9 @@ def transcendental(f: str, xs: list[np.ndarray], fmt: Format) -> np.ndarray | No
     kind = _kind(fmt)
     if kind is None or any(x.dtype != np.float32 for x in xs):
         return None
+    if np.broadcast_shapes(*(np.shape(x) for x in xs)) == ():
+        result = transcendental(f, [np.reshape(x, 1) for x in xs], fmt)
+        return None if result is None else result.reshape(())
     with np.errstate(all="ignore"):
         y = np.asarray(TRANSCENDENTAL[f](*xs), np.float32)
         drop = 13 if kind == "float16" else 23 - fmt.mantissa_bits

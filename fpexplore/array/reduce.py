@@ -189,7 +189,7 @@ def _cumulative(
     each step's operation."""
     op = "mul" if kind == "prod" else "add"
     shape = terms.shape
-    terms = terms.reshape(shape[0], -1)
+    terms = terms.reshape(shape[0], int(np.prod(shape[1:])))
     add = adder(acc, rounding, overflow, rng, flags, terms.shape[1:])
     work = add.work if add.fast is not None else np.float64
     out = np.empty(terms.shape, work)
