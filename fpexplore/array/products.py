@@ -159,10 +159,44 @@ def _sequential(a2: np.ndarray, b2: np.ndarray, n: int, out_shape: tuple[int, ..
             add.note(mask)
         return stored.astype(add.work, copy=False) if add.fast is not None else stored
 
+    if fast and acc.name != "float16" and _bounded(a32, b32, n, acc):
+        return _sequential32(a32, b32, n, acc)
     s = np.broadcast_to(product(0), out_shape).copy()
     for k in range(1, n):
         s = add(s, product(k))
     return np.asarray(s, np.float64)
+
+
+def _bounded(a: np.ndarray, b: np.ndarray, n: int, acc: Format) -> bool:
+    """No NaN or infinity can arise (finite inputs, every partial sum below 2**127) and no
+    product lies below float32's normal range, where float32 would round it."""
+    if not (np.isfinite(a).all() and np.isfinite(b).all()) or a.size == 0 or b.size == 0:
+        return False
+    top = float(np.abs(a).max()) * float(np.abs(b).max()) * n
+    nonzero_a, nonzero_b = np.abs(a[a != 0]), np.abs(b[b != 0])
+    if nonzero_a.size == 0 or nonzero_b.size == 0:
+        return top < 2.0**127
+    least = float(nonzero_a.min()) * float(nonzero_b.min())
+    return top < 2.0**127 and least >= 2.0**-126
+
+
+def _sequential32(a: np.ndarray, b: np.ndarray, n: int, acc: Format) -> np.ndarray:
+    """The sequential loop in float32 for a float32, bfloat16 or tf32 accumulator, in
+    place: each exact product and each sum rounded by the bits (see :func:`_bounded`)."""
+    bits = acc.mantissa_bits
+    native = acc.name == "float32"
+    s = a[..., :, 0, None] * b[..., None, 0, :]
+    if not native:
+        round_float32_nearest_even(s, bits, nan_free=True)
+    p = np.empty_like(s)
+    for k in range(1, n):
+        np.multiply(a[..., :, k, None], b[..., None, k, :], out=p)
+        if not native:
+            round_float32_nearest_even(p, bits, nan_free=True)
+        s += p
+        if not native:
+            round_float32_nearest_even(s, bits, nan_free=True)
+    return s.astype(np.float64)
 
 
 def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
