@@ -28,7 +28,7 @@ report; so the flags are exactly those ``fpx.add`` and its siblings give.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -184,9 +184,10 @@ def conversion_mask(original: np.ndarray, stored: np.ndarray, fmt: Format, round
     return out.reshape(np.shape(original))
 
 
-class FlagCounter:
+class FlagCounter(Mapping[str, int]):
     """Flags counted over every :class:`~fpexplore.array.FormatArray` operation
-    made while a :func:`flag_counter` block is open.
+    made while a :func:`flag_counter` block is open: a read-only mapping from each
+    flag to its count (``counter["overflow"]``, ``dict(counter)``).
 
     Attributes
     ----------
@@ -214,6 +215,12 @@ class FlagCounter:
 
     def __getitem__(self, flag: str) -> int:
         return self.counts[flag]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.counts)
+
+    def __len__(self) -> int:
+        return len(self.counts)
 
     def __repr__(self) -> str:
         raised = ", ".join(f"{k}: {v}" for k, v in self.counts.items() if v) or "no flags"
