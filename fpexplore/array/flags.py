@@ -229,7 +229,8 @@ class FlagCounter(Mapping[str, int]):
     def __str__(self) -> str:
         lines = [repr(self)]
         for operation, name, n, first in self.events:
-            lines.append(f"  {n} {name} in {operation}, first at index {first}")
+            at = ", ".join(str(i) for i in first)
+            lines.append(f"  {n} {name} in {operation}, first at [{at}]")
         return "\n".join(lines)
 
 
@@ -262,8 +263,8 @@ def flag_counter() -> Iterator[FlagCounter]:
     (1, 3)
     >>> print(flags)
     FlagCounter(overflow: 1, inexact: 3)
-      1 overflow in exp, first at index (2,)
-      3 inexact in exp, first at index (0,)
+      1 overflow in exp, first at [2]
+      3 inexact in exp, first at [0]
     """
     counter = FlagCounter()
     _ACTIVE.append(counter)

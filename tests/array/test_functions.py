@@ -128,4 +128,4 @@ def test_flag_counter_reports_first_index() -> None:
         np.exp(x)
     assert flags["overflow"] == 2
     assert ("exp", "overflow", 2, (2,)) in flags.events
-    assert "2 overflow in exp, first at index (2,)" in str(flags)
+    assert "2 overflow in exp, first at [2]" in str(flags)
