@@ -84,12 +84,24 @@ def _two(like: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     return xs[0], xs[1]
 
 
+def _mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """The sum divided by the count, both in the format: ``x.sum() / n``."""
+    count = int(np.prod([x.shape[a] for a in _axes_of(x.ndim, axis)]))
+    return reduction(x, "sum", axis, keepdims) / count
+
+
+def _axes_of(ndim: int, axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(int(a) % max(ndim, 1) for a in (axis if isinstance(axis, tuple) else (axis,)))
+
+
 def _var(like: Any, x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
     if ddof:
         raise TypeError("np.var/np.std on a FormatArray: only ddof=0 is emulated")
-    mean = reduction(x, "mean", axis, keepdims=True)
+    mean = _mean(x, axis, keepdims=True)
     deviation = x - mean
-    return reduction(deviation * deviation, "mean", axis, keepdims)
+    return _mean(deviation * deviation, axis, keepdims)
 
 
 def _median(like: Any, x: Any, axis: Any = None) -> Any:
@@ -125,6 +137,8 @@ def dispatch(like: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
         if simple[func] == "cumsum":
             return reduction(x, "cumsum", axis)
+        if simple[func] == "mean":
+            return _mean(x, axis, bool(kwargs.get("keepdims", False)))
         return reduction(x, simple[func], axis, bool(kwargs.get("keepdims", False)))
     if func in (np.var, np.std):
         v = _var(

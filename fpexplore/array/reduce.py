@@ -4,8 +4,9 @@
 array's format by default), adds in the array's ``order`` with every addition
 rounded (in the array's rounding mode), then rounds the sum once into the
 array's format: to nearest even this is ``fpx.sum(values, fmt,
-accumulate=acc, order=order).value`` rounded into ``fmt``. ``mean`` divides
-that accumulated sum by the count exactly and rounds once into the format.
+accumulate=acc, order=order).value`` rounded into ``fmt``. ``mean`` is that sum
+divided by the count in the format, as ``x.sum() / n`` computes it (so it equals
+``fpx.div(fpx.sum(...).value, n, fmt)``).
 ``cumsum`` is sequential, each partial sum rounded into the accumulator's format
 (and each output into the array's). ``prod`` multiplies in sequence, each product
 rounded into the accumulator's format. The flags count every addition (or
@@ -29,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from .._kernels.arith import _bracketed
 from ..exact import FLAGS
 from ..formats import Format
 from .accumulate import accumulate_axis, adder
@@ -37,7 +37,7 @@ from .base import ArrayBase
 from .flags import conversion_mask, count_mask
 from .records import Record
 
-__all__ = ["divide_count", "reduction", "ufunc_method"]
+__all__ = ["reduction", "ufunc_method"]
 
 
 def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
@@ -82,23 +82,8 @@ def into(
     return stored, np.broadcast_to(mask, np.shape(values))
 
 
-def divide_count(
-    s: np.ndarray, n: int, fmt: Format, rounding: str, overflow: Any, rng: Any
-) -> np.ndarray:
-    """``s / n`` (``n`` a positive integer) computed exactly and rounded once into ``fmt``."""
-    with np.errstate(all="ignore"):
-        q = s / n
-        if rounding == "stochastic" or not K.float64_path("div", fmt) or n >= 2**28:
-            return K.round_values(q, fmt, rounding, overflow=overflow, rng=rng)
-        a = np.abs(s)
-        t = _bracketed(
-            np.asarray(q, np.float64).reshape(-1), fmt, lambda v: np.sign(a.reshape(-1) - v * n)
-        )
-        return K.round_values(t.reshape(np.shape(q)), fmt, rounding, overflow=overflow)
-
-
 def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> Any:
-    """``sum``, ``mean``, ``cumsum`` or ``prod`` of a FormatArray along ``axis``."""
+    """``sum``, ``cumsum`` or ``prod`` of a FormatArray along ``axis``."""
     fmt, acc, order = x.format, x.accumulate, x.order
     rounding, overflow = x.rounding, x._overflow
     values = x._values
@@ -132,17 +117,10 @@ def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> An
             if flags and conv is not None and n:
                 m = m | np.bitwise_or.reduce(conv, axis=0)
         _add_counts(counts, c)
-        if kind == "mean":
-            final = divide_count(out, n, fmt, rounding, overflow, rng) if n else out * np.nan
-            if flags:
-                bits = _division_mask(out, n, final, fmt)
-                m = m | bits
-                _add_counts(counts, count_mask(bits))
-        else:
-            final, last = into(out, fmt, acc, rounding, overflow, rng, flags)
-            if flags and last is not None:
-                m = m | last
-                _add_counts(counts, count_mask(last))
+        final, last = into(out, fmt, acc, rounding, overflow, rng, flags)
+        if flags and last is not None:
+            m = m | last
+            _add_counts(counts, count_mask(last))
         return np.asarray(final, np.float64), np.asarray(m, np.uint8), counts
 
     result, _, _ = run(False, x._rng)
@@ -161,7 +139,7 @@ def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> An
         return mask.reshape(shape), counts
 
     explain: Callable[[int], Any] | None = None
-    if kind in ("sum", "mean"):
+    if kind == "sum":
         explain = lambda i: _explain_sum(moved, kept, i, fmt, acc, order)  # noqa: E731
     record = Record(f"np.{kind}", shape, flags_of, explain)
     return x._new(np.asarray(result, np.float64), record)
@@ -170,16 +148,6 @@ def reduction(x: Any, kind: str, axis: Any = None, keepdims: bool = False) -> An
 def _add_counts(counts: dict[str, int], more: dict[str, int]) -> None:
     for k, v in more.items():
         counts[k] += v
-
-
-def _division_mask(s: np.ndarray, n: int, r: np.ndarray, fmt: Format) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        finite = np.isfinite(s) & np.isfinite(r)
-        inexact = finite & (r * n != s)
-        bits = np.where(inexact, np.uint8(16), np.uint8(0)).astype(np.uint8)
-        bits[inexact & (np.abs(r) < fmt.smallest_normal)] |= np.uint8(8)
-        bits[np.isinf(r) & np.isfinite(s)] |= np.uint8(20)
-    return bits
 
 
 def _cumulative(
