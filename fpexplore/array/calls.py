@@ -121,7 +121,9 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
         if exact_values is None:
             kind = "exact"
     elif kind == "transcendental":
-        values = fast.transcendental(name, xs, fmt) if nearest else None
+        values = fast.table(name, xs, fmt, rounding, overflow)
+        if values is None and nearest:
+            values = fast.transcendental(name, xs, fmt)
         if values is None:
             values = compute("transcendental", name, _wide(xs), fmt, rounding, overflow, rng)
     else:  # exact

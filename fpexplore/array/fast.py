@@ -15,7 +15,9 @@ Transcendental functions are evaluated in float32 first (numpy's float32
 functions err by less than :data:`MARGIN32` float32 ULPs); an element whose
 float32 value lies within that of a midpoint of the target, or below float32's
 normal range, is evaluated again on the float64 path of
-:mod:`.transcendental` (which resolves its own hard cases).
+:mod:`.transcendental` (which resolves its own hard cases). A bfloat16 array of 65,536
+values or more looks a one-argument function up in a table of the function at every
+bfloat16 value, built once per function and mode by that float64 path.
 
 >>> import numpy as np
 >>> from fpexplore.formats import get_format
@@ -25,6 +27,7 @@ array([0.33398438], dtype=float32)
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -35,7 +38,7 @@ from ..arith.pairwise import _float32_like
 from ..formats import Format, get_format
 from .transcendental import TRANSCENDENTAL, evaluate
 
-__all__ = ["MARGIN32", "basic", "storage", "transcendental"]
+__all__ = ["MARGIN32", "basic", "storage", "table", "transcendental"]
 
 MARGIN32 = 8
 """The float32 error assumed for numpy's float32 transcendental functions, in ULPs."""
@@ -142,3 +145,25 @@ def transcendental(f: str, xs: list[np.ndarray], fmt: Format) -> np.ndarray | No
         wide = [K._as_float64(np.broadcast_to(x, y.shape).reshape(-1)[index]) for x in xs]
         r.reshape(-1)[index] = evaluate(f, wide, fmt, "nearest_even", None, None)
     return r
+
+
+@lru_cache(maxsize=64)
+def _table(f: str, fmt: Format, rounding: str, overflow: str | None) -> np.ndarray:
+    """``f`` of every bfloat16 value, rounded by :func:`.transcendental.evaluate`."""
+    codes = np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)
+    values = K._as_float64(codes.view(np.float32))
+    table = np.asarray(evaluate(f, [values], fmt, rounding, overflow, None), np.float64)
+    table.setflags(write=False)
+    return table.astype(np.float32)
+
+
+def table(f: str, xs: list[np.ndarray], fmt: Format, rounding: str, overflow: Any) -> Any:
+    """A one-argument function of float32-stored bfloat16 values by looking each value up
+    in the function's table of all 65,536 (built once, by the float64 path with its hard
+    cases resolved, so equal to it), or None where this does not apply."""
+    if len(xs) != 1 or xs[0].dtype != np.float32 or rounding == "stochastic":
+        return None
+    if not (fmt.name == "bfloat16" and fmt == get_format("bfloat16")) or xs[0].size < 1 << 16:
+        return None
+    index = xs[0].view(np.uint32) >> np.uint32(16)
+    return _table(f, fmt, rounding, overflow)[index]

@@ -129,3 +129,16 @@ def test_flag_counter_reports_first_index() -> None:
     assert flags["overflow"] == 2
     assert ("exp", "overflow", 2, (2,)) in flags.events
     assert "2 overflow in exp, first at [2]" in str(flags)
+
+
+@pytest.mark.parametrize("rounding", ["nearest_even", "down"])
+def test_bfloat16_table_equals_the_float64_path_on_every_value(rounding: str) -> None:
+    from fpexplore.array.transcendental import evaluate
+
+    every = K.codes_to_values(np.arange(1 << 16).astype(np.uint16), get_format("bfloat16"))
+    x = fpx.FormatArray(every, "bfloat16", rounding)
+    with np.errstate(all="ignore"):
+        want = evaluate("tanh", [every], get_format("bfloat16"), rounding, None, None)
+    got = np.asarray(np.tanh(x))
+    assert ((got == want) | (np.isnan(got) & np.isnan(want))).all()
+    assert np.tanh(x).element_flags(int(np.flatnonzero(every == 1.0)[0])) == {"inexact"}
