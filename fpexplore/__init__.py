@@ -26,6 +26,7 @@ from .arith.arithmetic import (
     sub,
 )
 from .arith.gemm import ACCUMULATORS, Accumulator, gemm
+from .array import FlagCounter, FormatArray, flag_counter
 from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
@@ -121,8 +122,10 @@ __all__ = [
     "CheckpointReport",
     "CheckpointSummary",
     "DelayedScaling",
+    "FlagCounter",
     "FloatParts",
     "Format",
+    "FormatArray",
     "FormatLike",
     "Kind",
     "Operation",
@@ -144,6 +147,7 @@ __all__ = [
     "dequantize_blocks",
     "div",
     "dot",
+    "flag_counter",
     "float_census",
     "fma",
     "format_names",

@@ -35,6 +35,7 @@ LAYERS = {
     "report": 7,  # tensor and checkpoint reports: they read io and scaling, render lazily
     "render": 7,
     "explain": 8,  # step-by-step explanations, built on render's text, boxes and tables
+    "array": 8,  # FormatArray: numpy code in a format (uses arith, the kernels, explain)
     "": 9,  # the package root: fpexplore/__init__.py and __main__.py
     "plot": 10,
     "widgets": 10,

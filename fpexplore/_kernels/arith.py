@@ -255,16 +255,25 @@ def _add_block(op: str, a: np.ndarray, b: np.ndarray, widen: Any) -> np.ndarray:
     return round_float32_nearest_even(r, 7)
 
 
-def round_float32_nearest_even(r: np.ndarray, mantissa_bits: int) -> np.ndarray:
+def round_float32_nearest_even(
+    r: np.ndarray, mantissa_bits: int, *, nan_free: bool = False
+) -> np.ndarray:
     """Round float32 values, in place, to ``mantissa_bits`` stored bits, to nearest
     even, keeping float32's exponent range (bfloat16: 7, tf32: 10); NaN stays NaN,
-    overflow carries into infinity as IEEE rounding does."""
+    overflow carries into infinity as IEEE rounding does. ``nan_free``: the caller
+    knows there is no NaN (one pass fewer)."""
     drop = np.uint32(23 - mantissa_bits)
     bits = r.view(np.uint32)
-    nan = np.isnan(r)
-    keep = bits[nan]
+    keep = None
+    if not nan_free:
+        nan = np.isnan(r)
+        keep = bits[nan] if nan.any() else None
     half = np.uint32((1 << (23 - mantissa_bits - 1)) - 1)
-    bits += half + ((bits >> drop) & np.uint32(1))  # ties to even
+    step = bits >> drop
+    step &= np.uint32(1)
+    step += half
+    bits += step  # ties to even
     bits &= ~np.uint32((1 << (23 - mantissa_bits)) - 1)
-    bits[nan] = keep
+    if keep is not None:
+        bits[nan] = keep
     return r
