@@ -3,8 +3,8 @@
 A :class:`~fpexplore.keras.FormatPolicy` takes any ``int >= 0`` as its ``seed``; Keras'
 ``SeedGenerator`` and ``jax.random.key`` take 32 bits. :func:`stream_seed` mixes the
 policy's seed with the stream's place (a layer's position in the model, the weights'
-rounding) through numpy's ``SeedSequence``, which takes integers of any size, so that
-every seed gives streams of its own and no seed overflows.
+rounding, as a spawn key) through numpy's ``SeedSequence``, which takes integers of
+any size, so that every seed gives streams of its own and no seed overflows.
 
 Examples
 --------
@@ -36,4 +36,5 @@ def stream_seed(seed: int, *place: int) -> int:
     -------
     int
     """
-    return int(np.random.SeedSequence([int(seed), *map(int, place)]).generate_state(1)[0])
+    spawned = np.random.SeedSequence(int(seed), spawn_key=tuple(map(int, place)))
+    return int(spawned.generate_state(1)[0])
