@@ -35,7 +35,7 @@ __all__ = [
 _STEPS = "_fpexplore_steps"
 
 
-def _steps_call(base: type) -> Callable[..., Any]:
+def _steps_call(base: Any) -> Callable[..., Any]:
     def call(self: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         steps = getattr(self, _STEPS, None)
         if steps is None:  # a layer of the class made anew (a clone): Keras' own call
@@ -71,7 +71,7 @@ _CLASSES: dict[tuple[type, type], type] = {}
 
 def behind_own_call(layer: Any, kind: str, steps: Callable[[Any], Any]) -> None:
     """Make ``super().call`` in the ``call`` of ``layer``'s class run ``steps``."""
-    from keras.src.saving import object_registration
+    from keras.src.saving import object_registration  # type: ignore[import-untyped]
 
     cls, mixin = type(layer), _KINDS[kind]
     if not issubclass(cls, mixin):
