@@ -99,10 +99,19 @@ def test_multi_head_attention_in_a_subclassed_model_built_by_fit(keras):
     assert f"{len(projections) + 1} layers emulated" in str(report)
 
 
+def _state(owner, *names):
+    """The values of its variables, as Keras' JAX steps take them (fresh copies: the
+    jitted steps donate theirs)."""
+    names = names or ("trainable_variables", "non_trainable_variables")
+    values = [[np.array(v.value) for v in getattr(owner, name)] for name in names]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
 def test_step_functions_made_before_emulate_are_dropped(keras):
     """predict before emulate made a float32 predict function: the next predict, and
     predict_on_batch and predict_step, are emulated, equal to model(x) bit for bit;
-    evaluate and fit compute their loss from the same emulated outputs."""
+    evaluate, test_on_batch, train_on_batch, fit, test_step and train_step compute
+    their loss from the same emulated outputs (SGD at rate 0 leaves the weights)."""
     x, y = _x((6, 5)), _x((6, 3), 1)
     model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(3)])
     before = model.predict(x, verbose=0)
@@ -114,11 +123,8 @@ def test_step_functions_made_before_emulate_are_dropped(keras):
     assert not np.array_equal(emulated, before)
     np.testing.assert_array_equal(model.predict(x, verbose=0), emulated)
     np.testing.assert_array_equal(model.predict_on_batch(x), emulated)
-    state = (
-        [v.value for v in model.trainable_variables],
-        [v.value for v in model.non_trainable_variables],
-    )
-    np.testing.assert_array_equal(np.asarray(model.predict_step(state, (x,))[0]), emulated)
+    outputs, _ = model.predict_step(_state(model), (x,))
+    np.testing.assert_array_equal(np.asarray(outputs), emulated)
     model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse")
     loss = float(np.mean((emulated - y) ** 2))
     np.testing.assert_allclose(model.evaluate(x, y, batch_size=6, verbose=0), loss, rtol=1e-6)
@@ -126,6 +132,11 @@ def test_step_functions_made_before_emulate_are_dropped(keras):
     np.testing.assert_allclose(model.train_on_batch(x, y), loss, rtol=1e-6)
     history = model.fit(x, y, batch_size=6, epochs=1, verbose=0).history["loss"]
     np.testing.assert_allclose(history, [loss], rtol=1e-6)
+    logs, _ = model.test_step((*_state(model), _state(model, "metrics_variables")), (x, y))
+    np.testing.assert_allclose(logs["loss"], loss, rtol=1e-6)
+    optimizer, metrics = _state(model.optimizer, "variables"), _state(model, "metrics_variables")
+    logs, _ = model.train_step((*_state(model), optimizer, metrics), (x, y))
+    np.testing.assert_allclose(logs["loss"], loss, rtol=1e-6)
     float32 = float(np.mean((before - y) ** 2))
     assert abs(float32 - loss) > 1e-4  # the tolerance above tells the two apart
 
