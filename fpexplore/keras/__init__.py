@@ -61,9 +61,21 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
 
     Notes
     -----
+    Every layer has a row in ``model.fpexplore_report``, in model order, emulated or
+    float32, also the layers Keras makes when it builds a layer after ``emulate``
+    (``MultiHeadAttention``'s projections): they are emulated as they are made. A
+    subclass with its own ``call`` keeps it, and its ``super().call`` computes
+    emulated; a ``call`` that never reaches it raises ``TypeError`` (exclude the
+    layer). Predict functions that Keras made before are dropped, and
+    ``model.quantize`` raises.
+
     ``model.save`` keeps the architecture and the weights as stored (on the
-    ``weights`` grid), not the emulation: ``keras.saving.load_model`` gives a
-    plain float32 model. Load it with ``compile=False`` and call ``emulate`` again.
+    ``weights`` grid), and the emulation's state (the amax histories of delayed
+    scaling, the stochastic rounding's seed state): ``keras.saving.load_model``
+    gives a plain float32 model, which skips that state. Load it with
+    ``compile=False``, call ``emulate`` again, then ``model.load_weights(path)``
+    to restore the state: it then predicts bit for bit as the saved model. Not
+    saved: the float32 master weights (they start again from the stored weights).
     """
     from .model import emulate_model
 

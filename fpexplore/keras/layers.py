@@ -6,14 +6,16 @@ and rounds the gradient of its output into the backward format on the way back
 (:mod:`fpexplore.keras.operands`); the bias, the activation and everything else
 stay as Keras wrote them. Dense and EinsumDense get a ``call`` of the same steps as
 Keras' own; a convolution keeps Keras' ``call`` and gets its ``convolution_op``
-wrapped. The state this needs (amax histories, a seed generator) lives in a small
-:class:`FormatState` sublayer, whose variables ``model.save`` does not write, so a
-saved model is a plain Keras model.
+wrapped. A subclass with a ``call`` of its own keeps it: its ``super().call`` reaches
+the emulated steps (:mod:`fpexplore.keras.subclasses`), and a ``call`` that never
+reaches them raises ``TypeError`` rather than computing in float32 unseen. The state
+this needs (amax histories, a seed generator) lives in a small :class:`FormatState`
+sublayer, which ``model.save`` writes beside the layer's weights: a saved model loads
+as a plain Keras model, and ``load_weights`` into the model emulated again restores it.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +25,7 @@ from .. import jax as fpx_jax
 from ._backend import keras
 from .operands import backward_rounded, forward_operand
 from .policy import FormatPolicy, OperandSpec
+from .subclasses import behind_own_call, refuse_quantize, with_training
 
 __all__ = ["EMULATED", "FormatState", "emulate_layer", "kind_of"]
 
@@ -53,7 +56,9 @@ class FormatState(keras.layers.Layer):
     ``inputs_amax_history`` and ``kernel_amax_history`` (non-trainable) are updated
     by the forward pass in training; ``grad_amax_history`` is trainable with
     ``overwrite_with_gradient``: the backward pass returns its new value as its
-    gradient, as Keras' float8 layers do. None of them is saved.
+    gradient, as Keras' float8 layers do. ``model.save`` and ``save_weights`` write
+    them (and the seed generator's state) by name; ``load_weights`` restores them into
+    a model emulated again.
     """
 
     def __init__(self, policy: FormatPolicy, seed: int, **kwargs: Any) -> None:
@@ -89,11 +94,36 @@ class FormatState(keras.layers.Layer):
         key = jax.random.fold_in(jax.random.fold_in(jax.random.key(0), state[0]), state[1])
         return jax.random.fold_in(key, 0), jax.random.fold_in(key, 1), jax.random.fold_in(key, 2)
 
+    def _state(self) -> dict[str, Any]:
+        named = {
+            "inputs_amax_history": self.inputs_amax_history,
+            "kernel_amax_history": self.kernel_amax_history,
+            "grad_amax_history": self.grad_amax_history,
+        }
+        if self.seed_generator is not None:
+            named["seed_generator_state"] = self.seed_generator.state
+        return {name: v for name, v in named.items() if v is not None}
+
     def save_own_variables(self, store: Any) -> None:
-        """Nothing is saved: a saved emulated model loads as a plain Keras model."""
+        """The amax histories and the seed generator's state, by name (a plain Keras
+        model loading the file skips them: its layers have no such state)."""
+        for name, variable in self._state().items():
+            store[name] = variable.value
 
     def load_own_variables(self, store: Any) -> None:
-        """Nothing to load (see :meth:`save_own_variables`)."""
+        """The state :meth:`save_own_variables` wrote; a file without it (saved from a
+        model not emulated) leaves the state as it is, and one of another policy's
+        state raises ``ValueError``."""
+        if len(store) == 0:
+            return
+        own = self._state()
+        if set(store.keys()) != set(own):
+            raise ValueError(
+                f"{self.name}: the file holds emulation state {sorted(store.keys())}, this "
+                f"policy has {sorted(own)}: emulate the model with the policy it was saved with"
+            )
+        for name, variable in own.items():
+            variable.assign(store[name])
 
 
 class _Emulation:
@@ -105,6 +135,7 @@ class _Emulation:
         self.backward: OperandSpec | None = policy.backward_spec
         self.state = state
         self.training = False
+        self.products = 0  # how many products ran: a call that ran none did not emulate
 
     def _operand(self, x: Any, spec: OperandSpec, variable: Any, axis: int, key: Any) -> Any:
         history = None
@@ -124,6 +155,7 @@ class _Emulation:
     ) -> Any:
         """``op(inputs, kernel)`` on rounded operands, its gradient rounded on the way back
         (in blocks along ``out_axis``, the output's features or channels)."""
+        self.products += 1
         keys = self.state.keys()
         kernel = keras.ops.convert_to_tensor(kernel)
         if self.forward is not None:
@@ -165,15 +197,6 @@ def _einsum_axes(equation: str) -> tuple[int, int]:
     return axis(left), axis(right)
 
 
-def _accept_training(layer: Any, call: Callable[..., Any]) -> None:
-    """Install ``call`` (which takes ``training``) and tell Keras to pass it."""
-    layer.call = call
-    layer._call_signature = inspect.signature(call)
-    layer.call_signature_parameters = list(layer._call_signature.parameters)
-    layer._call_has_training_arg = True
-    layer._call_has_context_arg = {**layer._call_has_context_arg, "training": True}
-
-
 def _conv1d_steps(layer: Any) -> tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]:
     """Conv1D's ``call`` convolves with ``ops.conv`` itself, not through
     ``convolution_op``: the same steps (its causal padding first), through it."""
@@ -209,26 +232,24 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
     if locked:
         layer._tracker.lock()
     emulation = _Emulation(layer, policy, state)
+    refuse_quantize(layer)
 
     if kind == "conv":
         channels = -1 if layer.data_format == "channels_last" else 1
         convolve = layer.convolution_op
         call = layer.call
-        if type(layer).call is keras.layers.Conv1D.call:
-            call, convolve = _conv1d_steps(layer)
+        if isinstance(layer, keras.layers.Conv1D):  # its call convolves without convolution_op
+            steps, convolve = _conv1d_steps(layer)
+            if type(layer).call is keras.layers.Conv1D.call:
+                call = steps
+            else:  # its own call, whose super().call reaches the steps
+                behind_own_call(layer, "conv1d", steps)
 
         def convolution_op(inputs: Any, kernel: Any) -> Any:
             return emulation.product(convolve, inputs, kernel, (channels, -2), channels)
 
-        def conv_call(inputs: Any, training: Any = None) -> Any:
-            emulation.training = bool(training)
-            try:
-                return call(inputs)
-            finally:
-                emulation.training = False
-
         layer.convolution_op = convolution_op
-        _accept_training(layer, conv_call)
+        with_training(layer, emulation, call)
         return state
 
     if kind == "dense":
@@ -243,17 +264,19 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
         def op(a: Any, b: Any) -> Any:
             return keras.ops.einsum(layer.equation, a, b)
 
-    def dense_call(inputs: Any, training: Any = None) -> Any:
-        emulation.training = bool(training)
-        try:
-            x = emulation.product(op, inputs, layer.kernel, axes)
-        finally:
-            emulation.training = False
+    def dense_steps(inputs: Any) -> Any:
+        x = emulation.product(op, inputs, layer.kernel, axes)
         if layer.bias is not None:
             x = keras.ops.add(x, layer.bias)
         if layer.activation is not None:
             x = layer.activation(x)
         return x
 
-    _accept_training(layer, dense_call)
+    base = keras.layers.Dense if kind == "dense" else keras.layers.EinsumDense
+    if type(layer).call is base.call:
+        with_training(layer, emulation, dense_steps)
+    else:  # its own call, whose super().call reaches the steps
+        call = layer.call
+        behind_own_call(layer, kind, dense_steps)
+        with_training(layer, emulation, call)
     return state

@@ -5,7 +5,11 @@ How a model changes, in place:
 * its trainable variables are rounded into ``policy.weights`` (to nearest) at once, or,
   for a model not built yet, when Keras builds it for ``fit``, ``evaluate`` or ``predict``;
 * each Dense, EinsumDense and Conv1D/2D/3D layer gets its rounding
-  (:mod:`fpexplore.keras.layers`); every other layer runs in float32;
+  (:mod:`fpexplore.keras.layers`), also one that Keras makes later, when it builds the
+  layer holding it (:mod:`fpexplore.keras.coverage`); every other layer runs in float32;
+* the predict, evaluate and train functions Keras made before (``predict`` called on
+  the float32 model) are dropped, so that the next call makes them emulated;
+* ``model.quantize`` raises: Keras' quantization would replace what emulate rounds;
 * ``model.compile`` is wrapped: the optimizer it makes is wrapped in a
   :class:`~fpexplore.keras.optimizer.FormatOptimizer` (weights, masters), over a
   ``LossScaleOptimizer`` for ``loss_scale="dynamic"``;
@@ -22,11 +26,12 @@ import numpy as np
 from .. import round_to
 from .policy import FormatPolicy
 from .presets import PRESETS
+from .seeds import stream_seed
 
 __all__ = ["emulate_model"]
 
 
-def _check(model: Any, keras: Any, layers: list[Any]) -> None:
+def _check(model: Any) -> None:
     if getattr(model, "fpexplore_policy", None) is not None:
         raise ValueError(f"model {model.name!r} is emulated already; build a fresh model")
     if getattr(model, "compiled", False):
@@ -34,20 +39,17 @@ def _check(model: Any, keras: Any, layers: list[Any]) -> None:
             f"model {model.name!r} is compiled already: call emulate before compile "
             "(a loaded model: keras.saving.load_model(path, compile=False))"
         )
-    from .layers import kind_of
 
-    for layer in layers:
-        if kind_of(layer) is None:
-            continue
-        if layer.compute_dtype != "float32" or layer.variable_dtype != "float32":
-            raise ValueError(
-                f"layer {layer.name!r} has dtype policy {layer.dtype_policy.name!r}; emulate "
-                "rounds in float32: build the model under the 'float32' dtype policy"
-            )
-        if getattr(layer, "quantization_mode", None) is not None:
-            raise ValueError(
-                f"layer {layer.name!r} is quantized already ({layer.quantization_mode!r})"
-            )
+
+def _check_layer(layer: Any) -> None:
+    """A layer emulate would round: float32, and not quantized by Keras."""
+    if layer.compute_dtype != "float32" or layer.variable_dtype != "float32":
+        raise ValueError(
+            f"layer {layer.name!r} has dtype policy {layer.dtype_policy.name!r}; emulate "
+            "rounds in float32: build the model under the 'float32' dtype policy"
+        )
+    if getattr(layer, "quantization_mode", None) is not None:
+        raise ValueError(f"layer {layer.name!r} is quantized already ({layer.quantization_mode!r})")
 
 
 def _round_weights(variables: list[Any], fmt: str) -> None:
@@ -77,14 +79,21 @@ def _wrap_compile(model: Any, policy: FormatPolicy, keras: Any) -> None:
     object.__setattr__(model, "compile", compile)
 
 
-def _wrap_step_makers(model: Any, fmt: str) -> None:
-    """Store a model built after ``emulate`` in the format before it predicts, evaluates
-    or trains (Keras builds it just before it makes the step function)."""
+STEP_FUNCTIONS = ("train_function", "test_function", "predict_function")
+
+
+def _wrap_step_makers(model: Any, fmt: str | None, coverage: Any) -> None:
+    """Drop the step functions Keras made before ``emulate`` (``predict`` on the float32
+    model), and, before Keras makes one, visit the model for layers made since and store
+    a model built after ``emulate`` in the format (Keras builds it just before)."""
+    for name in STEP_FUNCTIONS:
+        setattr(model, name, None)
     for name in ("make_train_function", "make_test_function", "make_predict_function"):
         make = getattr(model, name)
 
         def make_step(*args: Any, _make: Any = make, **kwargs: Any) -> Any:
-            if model.built:  # to nearest: a no-op on weights on the grid already
+            coverage.visit()
+            if fmt is not None and model.built:  # to nearest: a no-op on the grid already
                 _round_weights(_weights(model), fmt)
             return _make(*args, **kwargs)
 
@@ -113,49 +122,64 @@ def _wrap_summary(model: Any) -> None:
     object.__setattr__(model, "summary", summary)
 
 
+def _refuse_quantize(model: Any) -> None:
+    def quantize(mode: Any = None, *args: Any, **kwargs: Any) -> None:
+        raise ValueError(
+            f"model.quantize({mode!r}) on model {model.name!r}, which fpexplore.keras."
+            "emulate emulates: Keras' quantization would replace the products emulate "
+            "rounds. Quantize a model that is not emulated (emulate refuses quantized "
+            "layers too)"
+        )
+
+    object.__setattr__(model, "quantize", quantize)
+
+
 def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] = ()) -> Any:
     """The body of :func:`fpexplore.keras.emulate` (``policy`` already resolved)."""
     from ._backend import require_jax
 
     keras = require_jax()
-    from .layers import FormatState, emulate_layer, kind_of
+    from .coverage import Coverage, model_layers
+    from .layers import emulate_layer, kind_of
     from .report import EmulationReport
 
     if not isinstance(model, keras.Model):
         raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
-    layers = [
-        layer
-        for layer in model._flatten_layers(include_self=False, recursive=True)
-        if not isinstance(layer, FormatState | keras.layers.InputLayer)
-    ]
-    _check(model, keras, layers)
+    _check(model)
+    layers = model_layers(model)
+    for layer in layers:
+        if kind_of(layer) is not None:
+            _check_layer(layer)
     unknown = sorted(set(exclude) - {layer.name for layer in layers})
     if unknown:
         raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
     if policy.weights is not None and model.built:  # else when Keras builds it
         _round_weights(_weights(model), policy.weights)
     rounds = policy.forward_spec is not None or policy.backward_spec is not None
-    excluded = {  # a layer named, and every layer inside it (a sub-model's layers)
-        id(inner)
-        for layer in layers
-        if layer.name in exclude
-        for inner in layer._flatten_layers(include_self=True, recursive=True)
-    }
-    rows: list[tuple[str, str, bool | None]] = []
-    for index, layer in enumerate(layers):
+
+    def decide(layer: Any, index: int, excluded: bool) -> bool | None:
         if isinstance(layer, keras.Model):  # a sub-model: its layers have rows of their own
-            rows.append((layer.name, type(layer).__name__, None))
-            continue
-        emulated = rounds and kind_of(layer) is not None and id(layer) not in excluded
-        if emulated:
-            emulate_layer(layer, policy, seed=policy.seed * 7919 + index)
-        rows.append((layer.name, type(layer).__name__, emulated))
+            return None
+        if not rounds or excluded or kind_of(layer) is None:
+            return False
+        _check_layer(layer)
+        emulate_layer(layer, policy, seed=stream_seed(policy.seed, 0, index))
+        return True
+
     name = next((k for k, v in PRESETS.items() if v is policy), "custom")
-    report = EmulationReport(policy, name, tuple(rows))
+
+    def report() -> None:
+        rows = coverage.rows()
+        object.__setattr__(model, "fpexplore_report", EmulationReport(policy, name, rows))
+
+    named = [layer for layer in layers if layer.name in exclude]
+    coverage = Coverage(model, decide, named, on_change=report)
+    coverage.visit()
+    coverage.hook_model()
+    report()
     object.__setattr__(model, "fpexplore_policy", policy)
-    object.__setattr__(model, "fpexplore_report", report)
     _wrap_compile(model, policy, keras)
-    if policy.weights is not None:
-        _wrap_step_makers(model, policy.weights)
+    _wrap_step_makers(model, policy.weights, coverage)
     _wrap_summary(model)
+    _refuse_quantize(model)
     return model

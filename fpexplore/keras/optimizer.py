@@ -13,8 +13,16 @@
 * the loss is scaled by the inner optimizer (``scale_loss``): for
   ``loss_scale="dynamic"`` the inner optimizer is a ``LossScaleOptimizer``.
 
+What the inner optimizer does per variable acts on the float32 value it updates (the
+weight, or its master), and the stored weight is its rounding: a master has its
+weight's ``constraint`` (``NonNeg``, ``MaxNorm``... applied after each update) and is
+decayed, or excluded from weight decay (``exclude_from_weight_decay``), as its weight
+would be; gradient clipping, ``use_ema`` and gradient accumulation are the inner
+optimizer's own.
+
 Its saved state is that of the optimizer given to ``compile``, so a saved model loads
-as a plain one.
+as a plain one; the masters are not saved (a loaded model's masters start from its
+stored weights).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import jax.numpy as jnp
 from .. import jax as fpx_jax
 from ._backend import keras
 from .policy import FormatPolicy
+from .seeds import stream_seed
 
 __all__ = ["FormatOptimizer"]
 
@@ -76,6 +85,7 @@ class FormatOptimizer(keras.optimizers.Optimizer):
             if self.policy.master_weights and rounded:
                 master = self.add_variable_from_reference(variable, name="master")
                 master.assign(jnp.array(variable.value, copy=True))  # a buffer of its own
+                master.constraint = variable.constraint  # applied by the inner optimizer
                 layout.append(len(masters))
                 masters.append(master)
             else:
@@ -86,6 +96,9 @@ class FormatOptimizer(keras.optimizers.Optimizer):
         self._layout = layout
         targets = [v if j is None else masters[j] for v, j in zip(var_list, layout, strict=True)]
         self.inner_optimizer.build(targets)
+        for variable, j in zip(var_list, layout, strict=True):
+            if j is not None:
+                _decay_as(self._given, masters[j], variable)
         super().build(var_list)
 
     @property
@@ -97,7 +110,8 @@ class FormatOptimizer(keras.optimizers.Optimizer):
         if self.policy.weights is None:
             return list(values)
         stochastic = self.policy.weight_rounding == "stochastic"
-        key = jax.random.fold_in(jax.random.key(self.policy.seed), step) if stochastic else None
+        seed = stream_seed(self.policy.seed, 1)
+        key = jax.random.fold_in(jax.random.key(seed), step) if stochastic else None
         stored = []
         for index, (value, rounded) in enumerate(zip(values, self._round, strict=True)):
             if rounded:
@@ -177,9 +191,21 @@ class FormatOptimizer(keras.optimizers.Optimizer):
             if fmt is not None and rounded and not bool(jnp.array_equal(target.value, old)):
                 variable.assign(fpx_jax.round_to(target.value, fmt))
 
+    def exclude_from_weight_decay(self, var_list: Any = None, var_names: Any = None) -> None:
+        """As the given optimizer's (before the first step): the weights named, or matched,
+        and their masters are not decayed."""
+        self._given.exclude_from_weight_decay(var_list=var_list, var_names=var_names)
+
     def save_own_variables(self, store: Any) -> None:
         """The given optimizer's state only: the model loads as a plain one."""
         self._given.save_own_variables(store)
 
     def load_own_variables(self, store: Any) -> None:
         self._given.load_own_variables(store)
+
+
+def _decay_as(optimizer: Any, master: Any, variable: Any) -> None:
+    """Make ``optimizer`` decay ``master`` (or not) as it would ``variable``: its
+    ``exclude_from_weight_decay`` names and lists the model's variables."""
+    decays = optimizer._use_weight_decay(variable)  # fills the cache it reads
+    optimizer._exclude_from_weight_decay_cache[optimizer._var_key(master)] = decays

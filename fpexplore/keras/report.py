@@ -29,8 +29,10 @@ class EmulationReport:
     """What :func:`~fpexplore.keras.emulate` did to a model.
 
     ``layers`` holds one ``(name, class name, emulated)`` triple per layer, in the
-    model's order (nested models' layers included); ``emulated`` is None for a nested
-    model itself, whose layers have rows of their own.
+    model's order, top-down: a nested model's row, then its layers; ``emulated`` is
+    None for a nested model itself, whose layers have rows of their own. Layers that
+    Keras makes later (when it builds a layer that makes them) are emulated as they
+    are made, and ``model.fpexplore_report`` is then made again with their rows.
     """
 
     policy: FormatPolicy
