@@ -265,6 +265,7 @@ def test_moved_module_paths_still_import() -> None:
     assert course_tables.plan_table is fpexplore.course.tables.plan_table
     assert outline.load is pacing.load is fpexplore.course.outline.load
 
+
 def test_moved_plot_module_paths_still_import() -> None:
     """fpexplore.plot's modules that moved into values/ and computing/ import by their old
     paths, also as attributes (``from fpexplore.plot import mixed``)."""

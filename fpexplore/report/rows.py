@@ -84,7 +84,7 @@ class RowPlan:
         axis), so short axes cost no more a value than long ones. The same whatever
         rows are asked, so that a row's sums are cut into the same pieces."""
         sizes = [row.block.block_size for row in self.rows if row.block is not None]
-        if length <= SHORT and all(length <= size for size in sizes):
+        if length <= SHORT and all(isinstance(k, int) and length <= k for k in sizes):
             return length
         return -(-length // self.align) * self.align
 
