@@ -15,6 +15,7 @@ How a model changes, in place:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -113,13 +114,20 @@ def _wrap_summary(model: Any) -> None:
     object.__setattr__(model, "summary", summary)
 
 
-def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] = ()) -> Any:
+def emulate_model(
+    model: Any,
+    policy: FormatPolicy,
+    *,
+    exclude: tuple[str, ...] = (),
+    overrides: Mapping[str, Any] | None = None,
+) -> Any:
     """The body of :func:`fpexplore.keras.emulate` (``policy`` already resolved)."""
     from ._backend import require_jax
 
     keras = require_jax()
     from .layers import FormatState, emulate_layer, kind_of
     from .report import EmulationReport
+    from .selection import assign
 
     if not isinstance(model, keras.Model):
         raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
@@ -129,29 +137,26 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
         if not isinstance(layer, FormatState | keras.layers.InputLayer)
     ]
     _check(model, keras, layers)
-    unknown = sorted(set(exclude) - {layer.name for layer in layers})
-    if unknown:
-        raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
+    emulable = [layer for layer in layers if not isinstance(layer, keras.Model) and kind_of(layer)]
+    name = next((k for k, v in PRESETS.items() if v is policy), "custom")
+    chosen = assign(policy, name, layers, emulable, exclude=exclude, overrides=overrides,
+                    model_name=model.name)  # fmt: skip
     if policy.weights is not None and model.built:  # else when Keras builds it
         _round_weights(_weights(model), policy.weights)
-    rounds = policy.forward_spec is not None or policy.backward_spec is not None
-    excluded = {  # a layer named, and every layer inside it (a sub-model's layers)
-        id(inner)
-        for layer in layers
-        if layer.name in exclude
-        for inner in layer._flatten_layers(include_self=True, recursive=True)
-    }
     rows: list[tuple[str, str, bool | None]] = []
+    reasons: list[tuple[str, FormatPolicy | None, str]] = []
     for index, layer in enumerate(layers):
         if isinstance(layer, keras.Model):  # a sub-model: its layers have rows of their own
             rows.append((layer.name, type(layer).__name__, None))
             continue
-        emulated = rounds and kind_of(layer) is not None and id(layer) not in excluded
+        layer_policy, reason = chosen.get(id(layer), (None, "not an emulated kind"))
+        emulated = layer_policy is not None and layer_policy.rounds_operands
         if emulated:
-            emulate_layer(layer, policy, seed=policy.seed * 7919 + index)
+            emulate_layer(layer, layer_policy, seed=layer_policy.seed * 7919 + index)
         rows.append((layer.name, type(layer).__name__, emulated))
-    name = next((k for k, v in PRESETS.items() if v is policy), "custom")
-    report = EmulationReport(policy, name, tuple(rows))
+        if id(layer) in chosen:
+            reasons.append((layer.name, layer_policy if emulated else None, reason))
+    report = EmulationReport(policy, name, tuple(rows), tuple(reasons))
     object.__setattr__(model, "fpexplore_policy", policy)
     object.__setattr__(model, "fpexplore_report", report)
     _wrap_compile(model, policy, keras)
