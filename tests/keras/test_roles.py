@@ -1,0 +1,167 @@
+"""Operands by role: one SGD step of each emulated layer kind against a numpy oracle.
+
+The oracle quantizes each of the six operands from the float32 tensor with
+fpexplore's numpy functions, along the axis its GEMM sums (fprop: the input
+features; dgrad: the output features; wgrad: the batch, or the tokens next to the
+features), computes y, dX and dW in float64, and the SGD update in float32. The
+data make every float32 sum exact (checked: every product a multiple of one quantum
+and the sum of their magnitudes below 2**24 quanta), so the layer's float32 GEMMs,
+in whatever order XLA sums, must agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import fpexplore as fpx
+from fpexplore.keras import PRESETS, FormatPolicy, OperandSpec, emulate
+
+pytest.importorskip("jax")
+
+LR = np.float32(2.0**-6)
+# Per format of a per-tensor scaled operand: an amax whose scale is a power of two.
+ANCHOR = {"float8_e4m3fn": 448.0, "float8_e5m2": 57344.0, "float4_e2m1fn": 2688.0}
+
+
+def _quantum(a: np.ndarray) -> int:
+    """The largest k such that every element of ``a`` is a multiple of 2**k."""
+    nonzero = np.abs(a[a != 0]).astype(np.float64)
+    if nonzero.size == 0:
+        return 0
+    m, e = np.frexp(nonzero)  # a = m * 2**e, m in [0.5, 1): m * 2**53 is an integer
+    ints = (m * 2.0**53).astype(np.int64)
+    zeros = np.array([(int(i) & -int(i)).bit_length() - 1 for i in ints])  # trailing zeros
+    return int(np.min(e - 53 + zeros))
+
+
+def _exact(a: np.ndarray, b: np.ndarray, subscripts: str) -> np.ndarray:
+    """einsum in float64, checked to be exact in float32 in any order, as float32."""
+    q = _quantum(a) + _quantum(b)
+    total = np.einsum(subscripts, np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+    assert np.all(total < 2.0 ** (24 + q)), "the oracle's data do not sum exactly"
+    return np.einsum(subscripts, a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+
+
+def _q(a: np.ndarray, spec: OperandSpec | None, axis: int, groups: int = 1) -> np.ndarray:
+    """The numpy oracle of one role: ``a`` quantized as ``spec`` says along ``axis``
+    (a grouped axis blocked group by group)."""
+    if spec is None:
+        return a
+    if spec.scaling == "none":
+        return fpx.round_to(a, spec.format, spec.rounding).astype(np.float32)
+    if spec.scaling in ("per_tensor", "delayed"):  # delayed: the first step, its own amax
+        return fpx.scale_per_tensor(a, spec.format, spec.rounding).values.astype(np.float32)
+    axis %= a.ndim
+    size = a.shape[axis] // groups
+    parts = []
+    for g in range(groups):  # each group's blocks on its own
+        part = np.take(a, range(g * size, (g + 1) * size), axis=axis)
+        kwargs = {} if spec.block_size is None else {"block_size": spec.block_size}
+        q = fpx.quantize_blocks(part, spec.scaling, spec.rounding, axis=axis, **kwargs)
+        parts.append(q.values.astype(np.float32))
+    if spec.scaling == "nvfp4" and groups > 1:
+        pytest.skip("NVFP4's tensor scale spans the groups")
+    return np.concatenate(parts, axis=axis)
+
+
+def _data(rng, shape, spec: OperandSpec | None, *, unit: float = 1.0) -> np.ndarray:
+    """Magnitudes in [0.5, 4) * unit with random signs, on a grid of 4 bits, and one
+    element at the anchor of ``spec``'s tensor scale (a power-of-two scale)."""
+    a = np.round(rng.uniform(0.5, 4.0, shape) * 8) / 8 * rng.choice([-1, 1], shape)
+    a = (a * unit).astype(np.float32)
+    per_tensor = spec is not None and spec.scaling in ("per_tensor", "delayed", "nvfp4")
+    if per_tensor:
+        a.flat[0] = ANCHOR[spec.format] * unit / 64  # amax = anchor * 2**k
+        a[np.abs(a) > np.abs(a.flat[0])] /= 64
+    return a
+
+
+def _roles(policy: FormatPolicy) -> dict:
+    return policy.role_specs
+
+
+def _dense_oracle(policy, x, w, t, tokens):
+    s = _roles(policy)
+    dy = (t / np.float32(t.shape[0])).astype(np.float32)
+    lead = "ab" if tokens else "a"
+    y = _exact(_q(x, s["fprop.x"], -1), _q(w, s["fprop.w"], 0), f"{lead}k,kn->{lead}n")
+    wgrad_axis = -2
+    dw = _exact(_q(x, s["wgrad.x"], wgrad_axis), _q(dy, s["wgrad.dy"], wgrad_axis),
+                f"{lead}k,{lead}n->kn")  # fmt: skip
+    dx = _exact(_q(dy, s["dgrad.dy"], -1), _q(w, s["dgrad.w"], 1), f"{lead}n,kn->{lead}k")
+    return y, dx, (w - LR * dw).astype(np.float32)
+
+
+def _nearest(policy: FormatPolicy) -> FormatPolicy:
+    """``policy`` with every stochastic role rounded to nearest even (an oracle draws
+    no random bits) and no layer overrides."""
+    roles = {
+        role: None if spec is None else dataclasses.replace(spec, rounding="nearest_even")
+        for role, spec in policy.role_specs.items()
+    }
+    return dataclasses.replace(
+        policy, roles=roles, backward_rounding=None, rounding="nearest_even", overrides=None
+    )
+
+
+def _step(keras, model, layer, x, t):
+    model.compile(optimizer=keras.optimizers.SGD(float(LR)),
+                  loss=lambda t, y: keras.ops.sum(y * t, axis=tuple(range(1, len(y.shape)))))  # fmt: skip
+    import jax
+
+    y = np.asarray(model(x))
+    grads = jax.grad(lambda v: keras.ops.sum(model(v) * t) / t.shape[0])(x)
+    model.train_on_batch(x, t)
+    return y, np.asarray(grads), np.array(layer.kernel.value)
+
+
+ONE_D = {
+    "bfloat16": FormatPolicy("bfloat16", "bfloat16"),
+    "te_current": PRESETS["te_current"],
+    "te_delayed": PRESETS["te_delayed"],
+    "mxfp4": _nearest(PRESETS["mxfp4"]),
+    "nvfp4_1d_roles": FormatPolicy(
+        roles={
+            "fprop.x": "nvfp4",
+            "fprop.w": "nvfp4",
+            "dgrad.dy": "nvfp4",
+            "dgrad.w": "nvfp4",
+            "wgrad.x": "nvfp4",
+            "wgrad.dy": "nvfp4",
+        }
+    ),
+    "mixed_roles": FormatPolicy(
+        roles={
+            "fprop.x": OperandSpec("mxfp8_e4m3"),
+            "fprop.w": "float8_e4m3fn",
+            "dgrad.dy": OperandSpec("mxfp8_e5m2", block_size=8),
+            "dgrad.w": None,
+            "wgrad.x": "bfloat16",
+            "wgrad.dy": OperandSpec("mxfp4", block_size=4),
+        }
+    ),
+}
+
+
+@pytest.mark.parametrize("tokens", [False, True])
+@pytest.mark.parametrize("name", list(ONE_D))
+def test_a_dense_step_quantizes_each_role_for_its_gemm(keras, name, tokens):
+    policy = ONE_D[name]
+    s = policy.role_specs
+    rng = np.random.default_rng(1)
+    n, t_len, k, m = 8, 4, 32, 16
+    shape = (n, t_len, k) if tokens else (n, k)
+    x = _data(rng, shape, s["fprop.x"])
+    w = _data(rng, (k, m), s["fprop.w"], unit=2.0**-3)
+    t = _data(rng, (*shape[:-1], m), s["dgrad.dy"], unit=2.0**-2)
+    layer = keras.layers.Dense(m, use_bias=False)
+    model = emulate(keras.Sequential([keras.Input(shape[1:]), layer]), policy)
+    layer.kernel.assign(w)
+    y, dx, kernel = _step(keras, model, layer, x, t)
+    y_ref, dx_ref, kernel_ref = _dense_oracle(policy, x, w, t, tokens)
+    np.testing.assert_array_equal(y, y_ref)
+    np.testing.assert_array_equal(dx, dx_ref)
+    np.testing.assert_array_equal(kernel, kernel_ref)
