@@ -133,7 +133,7 @@ ONE_D = {
             "wgrad.dy": "nvfp4",
         }
     ),
-    "mixed_roles": FormatPolicy(
+    "mixed_roles": FormatPolicy(  # needs block sizes in JAX
         roles={
             "fprop.x": OperandSpec("mxfp8_e4m3"),
             "fprop.w": "float8_e4m3fn",
@@ -165,3 +165,90 @@ def test_a_dense_step_quantizes_each_role_for_its_gemm(keras, name, tokens):
     np.testing.assert_array_equal(y, y_ref)
     np.testing.assert_array_equal(dx, dx_ref)
     np.testing.assert_array_equal(kernel, kernel_ref)
+
+
+def test_an_einsum_step_blocks_each_role_along_its_gemms_letter(keras):
+    """abc,cde->abde: fprop sums c, dgrad sums e (the last letter of w and y not in x),
+    wgrad sums b (the last letter of x and y not in w)."""
+    policy = ONE_D["mxfp4"]
+    s = policy.role_specs
+    rng = np.random.default_rng(2)
+    x = _data(rng, (4, 8, 16), None)
+    w = _data(rng, (16, 3, 8), None, unit=2.0**-3)
+    t = _data(rng, (4, 8, 3, 8), None, unit=2.0**-2)
+    layer = keras.layers.EinsumDense("abc,cde->abde", output_shape=(8, 3, 8))
+    model = emulate(keras.Sequential([keras.Input((8, 16)), layer]), policy)
+    layer.kernel.assign(w)
+    y, dx, kernel = _step(keras, model, layer, x, t)
+    dy = (t / np.float32(4)).astype(np.float32)
+    np.testing.assert_array_equal(
+        y, _exact(_q(x, s["fprop.x"], 2), _q(w, s["fprop.w"], 0), "abc,cde->abde")
+    )
+    dx_ref = _exact(_q(dy, s["dgrad.dy"], 3), _q(w, s["dgrad.w"], 2), "abde,cde->abc")
+    np.testing.assert_array_equal(dx, dx_ref)
+    dw = _exact(_q(x, s["wgrad.x"], 1), _q(dy, s["wgrad.dy"], 1), "abc,abde->cde")
+    np.testing.assert_array_equal(kernel, (w - LR * dw).astype(np.float32))
+
+
+def _conv_oracle(s, x, w, dy, groups):
+    """A valid, stride-1 2-D convolution (channels last) and its two gradients, each
+    GEMM's operands quantized along its summed axis, group by group."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    kh, kw, cg, out = w.shape
+    og = out // groups
+    qx, qw = _q(x, s["fprop.x"], -1, groups), _q(w, s["fprop.w"], -2)
+    qdy, qwd = _q(dy, s["dgrad.dy"], -1, groups), _q(w, s["dgrad.w"], -1, groups)
+    xw, dyw = _q(x, s["wgrad.x"], 0), _q(dy, s["wgrad.dy"], 0)
+    y, dw = [], []
+    for g in range(groups):
+        win = sliding_window_view(qx[..., g * cg : (g + 1) * cg], (kh, kw), axis=(1, 2))
+        y.append(_exact(win, qw[..., g * og : (g + 1) * og], "nijcab,abco->nijo"))
+        win = sliding_window_view(xw[..., g * cg : (g + 1) * cg], (kh, kw), axis=(1, 2))
+        dw.append(_exact(win, dyw[..., g * og : (g + 1) * og], "nijcab,nijo->abco"))
+    # dX: dY padded by the kernel's size less one, against the kernel turned round
+    pad = np.pad(qdy, [(0, 0), (kh - 1, kh - 1), (kw - 1, kw - 1), (0, 0)])
+    dx = []
+    for g in range(groups):
+        win = sliding_window_view(pad[..., g * og : (g + 1) * og], (kh, kw), axis=(1, 2))
+        turned = qwd[::-1, ::-1, :, g * og : (g + 1) * og]
+        dx.append(_exact(win, turned, "nijoab,abco->nijc"))
+    return np.concatenate(y, -1), np.concatenate(dx, -1), np.concatenate(dw, -1)
+
+
+@pytest.mark.parametrize(
+    ("data_format", "groups", "name"),
+    [
+        ("channels_last", 1, "mxfp4"),
+        ("channels_first", 1, "mxfp4"),
+        ("channels_last", 2, "mxfp4"),
+        ("channels_first", 2, "te_current"),
+    ],
+)
+def test_a_conv2d_step_blocks_each_role_along_its_gemms_axis(keras, data_format, groups, name):
+    """fprop blocks x along its channels (each group's own), w along its input
+    channels; dgrad blocks dY and w along the output channels (each group's own);
+    wgrad blocks x and dY along the batch."""
+    policy = ONE_D[name]
+    s = policy.role_specs
+    rng = np.random.default_rng(3)
+    n, h, c, out = 4, 5, 8, 6
+    x = _data(rng, (n, h, h, c), s["fprop.x"])
+    w = _data(rng, (3, 3, c // groups, out), s["fprop.w"], unit=2.0**-3)
+    t = _data(rng, (n, h - 2, h - 2, out), s["dgrad.dy"], unit=2.0**-2)
+    if groups > 1:  # groups of different magnitudes: blocks across them would differ
+        x[..., : c // 2] *= 8
+        t[..., : out // 2] *= 8
+    first = data_format == "channels_first"
+
+    def to_layout(a):
+        return np.ascontiguousarray(np.moveaxis(a, -1, 1)) if first else a
+
+    layer = keras.layers.Conv2D(out, 3, use_bias=False, groups=groups, data_format=data_format)
+    model = emulate(keras.Sequential([keras.Input(to_layout(x).shape[1:]), layer]), policy)
+    layer.kernel.assign(w)
+    y, dx, kernel = _step(keras, model, layer, to_layout(x), to_layout(t))
+    y_ref, dx_ref, dw = _conv_oracle(s, x, w, (t / np.float32(n)).astype(np.float32), groups)
+    np.testing.assert_array_equal(y, to_layout(y_ref))
+    np.testing.assert_array_equal(dx, to_layout(dx_ref))
+    np.testing.assert_array_equal(kernel, (w - LR * dw).astype(np.float32))
