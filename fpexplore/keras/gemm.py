@@ -49,6 +49,7 @@ class Operand:
     axis: int
     other: int
     groups: tuple[int, int] = (1, 1)
+    role: str = "operand"
 
     def same_as(self, other: Operand) -> bool:
         """True when ``other`` quantizes the same tensor to the same values."""
@@ -97,6 +98,12 @@ def quantize_operand(x: Any, op: Operand, key: Any, history: Any, seed: int) -> 
     ndim = x.ndim
     axis, other = op.axis % ndim, op.other % ndim
     if spec.hadamard is not None:
+        if x.shape[axis] % spec.hadamard:
+            raise ValueError(
+                f"roles[{op.role!r}]: hadamard={spec.hadamard} does not divide the summed "
+                f"axis {axis} of length {x.shape[axis]} (shape {tuple(x.shape)}); expected a "
+                "power of two that divides it"
+            )
         x = fpx_jax.hadamard(x, spec.hadamard, axis=axis, seed=seed)
     if not spec.is_block:
         return quantize(x, spec, key=key, history=history)

@@ -126,12 +126,12 @@ class _Emulation:
         s = self.specs
         g = (groups, 1), (1, groups)
         operands = (
-            Operand(s["fprop.x"], xk, xm, g[0]),
-            Operand(s["fprop.w"], wk, wn, g[1]),
-            Operand(s["dgrad.dy"], yn, ym, g[0]),
-            Operand(s["dgrad.w"], wn, wk, g[0]),
-            Operand(s["wgrad.x"], xm, xk, g[1]),
-            Operand(s["wgrad.dy"], ym, yn, g[1]),
+            Operand(s["fprop.x"], xk, xm, g[0], "fprop.x"),
+            Operand(s["fprop.w"], wk, wn, g[1], "fprop.w"),
+            Operand(s["dgrad.dy"], yn, ym, g[0], "dgrad.dy"),
+            Operand(s["dgrad.w"], wn, wk, g[0], "dgrad.w"),
+            Operand(s["wgrad.x"], xm, xk, g[1], "wgrad.x"),
+            Operand(s["wgrad.dy"], ym, yn, g[1], "wgrad.dy"),
         )
         return Plan(operands, seed=self.policy.seed)
 

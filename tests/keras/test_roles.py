@@ -108,9 +108,12 @@ def _nearest(policy: FormatPolicy) -> FormatPolicy:
 
 
 def _step(keras, model, layer, x, t):
-    model.compile(optimizer=keras.optimizers.SGD(float(LR)),
-                  loss=lambda t, y: keras.ops.sum(y * t, axis=tuple(range(1, len(y.shape)))))  # fmt: skip
     import jax
+
+    def loss(t, y):
+        return keras.ops.sum(y * t, axis=tuple(range(1, len(y.shape))))
+
+    model.compile(optimizer=keras.optimizers.SGD(float(LR)), loss=loss)
 
     y = np.asarray(model(x))
     grads = jax.grad(lambda v: keras.ops.sum(model(v) * t) / t.shape[0])(x)
