@@ -11,6 +11,7 @@ representation error; count the values between two numbers.
 """
 
 from .arith.accumulate import ORDERS, Accumulation, dot, sum
+from .arith.accumulation_error import AccumulationError, accumulation_error
 from .arith.arithmetic import (
     FLAGS,
     Operation,
@@ -24,6 +25,7 @@ from .arith.arithmetic import (
     sqrt,
     sub,
 )
+from .arith.gemm import ACCUMULATORS, Accumulator, gemm
 from .codes import Kind
 from .core.arrays import ArrayParts, decode_array
 from .core.census import Census, float_census
@@ -43,6 +45,7 @@ from .scaling.blocks import (
     quantize_blocks,
 )
 from .scaling.checkpoint import CheckpointReport, CheckpointSummary, checkpoint_report
+from .scaling.hadamard import hadamard
 from .scaling.per_tensor import DelayedScaling, ScaledTensor, compute_scale, scale_per_tensor
 from .scaling.report import TensorReport, tensor_report
 
@@ -76,12 +79,15 @@ _alias_moved_modules()
 __version__ = "0.1.0"
 
 __all__ = [
+    "ACCUMULATORS",
     "BLOCK_FORMATS",
     "FLAGS",
     "FORMATS",
     "ORDERS",
     "ROUNDING_MODES",
     "Accumulation",
+    "AccumulationError",
+    "Accumulator",
     "ArrayParts",
     "Binade",
     "BinadeTable",
@@ -101,6 +107,7 @@ __all__ = [
     "TensorReport",
     "__version__",
     "abs",
+    "accumulation_error",
     "add",
     "binade_table",
     "checkpoint_report",
@@ -117,8 +124,10 @@ __all__ = [
     "format_names",
     "format_table",
     "from_bits",
+    "gemm",
     "get_block_format",
     "get_format",
+    "hadamard",
     "mul",
     "neg",
     "next_down",

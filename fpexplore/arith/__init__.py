@@ -13,7 +13,9 @@ is rounded once into the format, raising the IEEE 754 flags.
 - :mod:`~fpexplore.arith.accumulate`: ``sum`` and ``dot`` with an accumulator format
   and an order (sequential, pairwise, Kahan), measured against
   :mod:`~fpexplore.arith.exact_sums`; :mod:`~fpexplore.arith.pairwise` is the
-  vectorized pairwise order.
+  vectorized pairwise order;
+- :mod:`~fpexplore.arith.gemm`: ``gemm``, matrix products with a tensor core's
+  accumulator model (:class:`Accumulator`, ``ACCUMULATORS``).
 
 Imports :mod:`fpexplore.core` and below; renders itself through lazy imports of
 :mod:`fpexplore.render`.
@@ -24,19 +26,26 @@ Imports :mod:`fpexplore.core` and below; renders itself through lazy imports of
 """
 
 from .accumulate import ORDERS, Accumulation, dot, sum
+from .accumulation_error import AccumulationError, accumulation_error
 from .arithmetic import FLAGS, abs, add, div, fma, mul, neg, remainder, sqrt, sub
+from .gemm import ACCUMULATORS, Accumulator, gemm
 from .operation import Operation
 
 __all__ = [
+    "ACCUMULATORS",
     "FLAGS",
     "ORDERS",
     "Accumulation",
+    "AccumulationError",
+    "Accumulator",
     "Operation",
     "abs",
+    "accumulation_error",
     "add",
     "div",
     "dot",
     "fma",
+    "gemm",
     "mul",
     "neg",
     "remainder",

@@ -8,7 +8,10 @@ the same name give, bit for bit on float32 inputs:
 * :func:`round_to` rounds into any format whose values float32 holds (bfloat16,
   float16, TF32, every FP8, FP6, FP4, custom formats), in the six modes;
   :func:`round_ste` is the same with a straight-through gradient;
-* :func:`quantize_blocks` quantizes and dequantizes the OCP MX formats and NVFP4;
+* :func:`quantize_blocks` quantizes and dequantizes the OCP MX formats and NVFP4,
+  in blocks of any size along any axis or in 2-D tiles, with any scale rule;
+* :func:`hadamard` applies the random Hadamard transform of the NVFP4 recipe;
+* :func:`gemm` multiplies matrices with a tensor core's accumulator model;
 * :func:`scale_per_tensor` scales by a tensor's amax (current, or delayed through
   an amax history kept by :func:`record_amax`), with :func:`compute_scale` and
   :func:`amax_of`.
@@ -48,6 +51,8 @@ except ImportError as error:  # pragma: no cover - exercised without JAX
     ) from error
 
 from .blocks import quantize_blocks
+from .gemm import gemm
+from .hadamard import hadamard
 from .rounding import round_ste, round_to
 from .scaling import ScaledTensor, amax_of, compute_scale, record_amax, scale_per_tensor
 
@@ -55,6 +60,8 @@ __all__ = [
     "ScaledTensor",
     "amax_of",
     "compute_scale",
+    "gemm",
+    "hadamard",
     "quantize_blocks",
     "record_amax",
     "round_ste",

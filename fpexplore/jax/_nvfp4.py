@@ -134,15 +134,18 @@ def _blocks(amax: Any, g: Any, rows: dict[str, Any]) -> dict[str, Any]:
 
 
 def nvfp4_values(
-    bits: Any, amax: Any, special: Any, rounding: str, random: Any, holder: str
+    bits: Any, amax: Any, special: Any, rounding: str, random: Any, holder: str,
+    tensor_amax: Any = None,
 ) -> Any:  # fmt: skip
     """The float32 bits of NVFP4's dequantized values, rounded once into ``holder``
     (``"float32"``, ``"bfloat16"`` or ``"float16"``), signed, of the float32 bits
     ``bits`` in blocks along axis 2; ``amax`` holds the blocks' largest magnitude
     bits (a kept dimension) and ``special`` where that is inf or NaN (the caller
-    makes those blocks NaN)."""
+    makes those blocks NaN); ``tensor_amax``, float32 magnitude bits, gives the
+    tensor scale in place of the largest finite amax."""
     finite = jnp.where(special, u32(0), amax)
-    g = _tensor_scale(jnp.max(finite, initial=np.uint32(0)))
+    largest = jnp.max(finite, initial=np.uint32(0)) if tensor_amax is None else tensor_amax
+    g = _tensor_scale(largest)
     rows = computed_once(lambda g: _rows(g, holder, rounding), g)  # per tensor
     block = computed_once(lambda a: _blocks(a, g, rows), finite)  # per block
     magnitude = bits & u32(MAGNITUDE)

@@ -30,7 +30,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from functools import partial
 from typing import Any
 
@@ -39,8 +38,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..exact import check_rounding
-from ..scaling.block_formats import BlockFormat, _axis, get_block_format
+from ..scaling.block_formats import BlockFormat, get_block_format
+from ..scaling.tiles import block_layout, check_scale_rule
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, u32
+from ._block_scales import float32_scaled_values, pow2_exponent
 from ._dtypes import as_array, from_float32_bits, input_dtype, to_float32_bits
 from ._nvfp4 import nvfp4_values
 from ._random import key_words, random_bits
@@ -49,34 +50,44 @@ from ._unscale import HOLDERS
 
 __all__ = ["quantize_blocks"]
 
-E8M0_EMIN = -127
-
 
 def quantize_blocks(
-    x: Any, fmt: str | BlockFormat, rounding: str = "nearest_even", *, axis: int = -1,
-    key: Any = None,
+    x: Any, fmt: str | BlockFormat, rounding: str = "nearest_even", *,
+    axis: int | tuple[int, int] = -1, block_size: int | tuple[int, int] | None = None,
+    scale_rule: str | None = None, key: Any = None, tensor_amax: Any = None,
 ) -> Any:  # fmt: skip
-    """Quantize a JAX array block by block along ``axis`` and dequantize it again.
+    """Quantize a JAX array block by block and dequantize it again.
 
     Parameters
     ----------
     x : JAX or numpy array of float32, bfloat16 or float16, at least 1-d
-    fmt : one of ``mxfp8_e4m3``, ``mxfp8_e5m2``, ``mxfp6_e3m2``, ``mxfp6_e2m3``,
-        ``mxfp4``, ``mxint8``, ``nvfp4`` (or a :class:`fpexplore.BlockFormat`)
+    fmt : a :class:`fpexplore.BlockFormat` or one of ``mxfp8_e4m3``,
+        ``mxfp8_e5m2``, ``mxfp6_e3m2``, ``mxfp6_e2m3``, ``mxfp4``, ``mxint8``, ``nvfp4``
     rounding : str
         Rounding of the elements (the scales follow their own rules), as
         :func:`fpexplore.jax.round_to`; ``stochastic`` needs ``key``.
-    axis : int
-        The axis along which consecutive elements form blocks; the last block may
-        be short (padded with zeros, which change no maximum).
+    axis : int or pair of ints
+        The axis along which consecutive elements form blocks, or the two axes of
+        a 2-D tile; a partial block at an edge is scaled on its own (padded with
+        zeros, which change no maximum).
+    block_size : int or pair of ints, optional
+        Elements per block, or a tile's size along each axis (default the
+        format's), as :func:`fpexplore.quantize_blocks` takes it.
+    scale_rule : str, optional
+        ``"floor"`` (default), ``"rceil"``, ``"ceil"`` or ``"even"``: the rule of a
+        power-of-two scale, as :func:`fpexplore.quantize_blocks` defines them.
     key : jax.random key, optional
+    tensor_amax : float or JAX scalar, optional
+        NVFP4 only: the amax that the per-tensor scale comes from (default: this
+        array's largest finite magnitude); it may be traced.
 
     Returns
     -------
     JAX array of the shape and dtype of ``x``: the dequantized values. For float32
     inputs, :func:`fpexplore.quantize_blocks`'s ``.values`` rounded once to float32
-    (exact for MX; NVFP4's can need 30 significant bits); for bfloat16 and float16
-    inputs, those values rounded once into that dtype.
+    (exact for power-of-two scales; NVFP4's and float32 scales' can need up to 31
+    significant bits); for bfloat16 and float16 inputs, those values rounded once
+    into that dtype.
 
     Examples
     --------
@@ -85,54 +96,86 @@ def quantize_blocks(
     >>> y = jax.jit(lambda v: quantize_blocks(v, "nvfp4"))(x)
     >>> y[:8].tolist()  # E2M1 elements times s * g: 2.50000001 (numpy) rounded once
     [0.0, -0.4166666567325592, 0.8333333134651184, 1.25, 2.5, -5.0, 0.0, 0.4166666567325592]
+    >>> w = jnp.ones((20, 40))
+    >>> quantize_blocks(w, "nvfp4", axis=(0, 1), block_size=(16, 16)).shape
+    (20, 40)
     """
     spec = get_block_format(fmt)
     check_rounding(rounding)
+    rule = check_scale_rule(scale_rule, spec.scale)
+    if tensor_amax is not None and spec.scale != "e4m3":
+        raise ValueError(
+            f"tensor_amax applies to an e4m3 scale's per-tensor scale (nvfp4), not to {spec.name}"
+        )
     dtype = input_dtype(x)
     array = as_array(x)
     if array.ndim == 0:
         raise ValueError("quantize_blocks needs an array of at least one dimension")
     if rounding == "stochastic":
         key_words(key)  # a clear error now rather than inside the trace
-    ax = _axis(axis, array.ndim)
+    axes, sizes = block_layout(array.ndim, axis, block_size, spec.block_size)
     if array.size == 0:  # no blocks: nothing to quantize (a kernel would index none)
         return array
-    return _quantize(array, key if rounding == "stochastic" else None, spec=spec, axis=ax,
-                     rounding=rounding, dtype_name=dtype.name)  # fmt: skip
+    amax = None if tensor_amax is None else jnp.abs(jnp.asarray(tensor_amax, jnp.float32))
+    return _quantize(array, key if rounding == "stochastic" else None, amax, spec=spec,
+                     axes=axes, sizes=sizes, rule=rule, rounding=rounding,
+                     dtype_name=dtype.name)  # fmt: skip
 
 
-@partial(jax.jit, static_argnames=("spec", "axis", "rounding", "dtype_name"))
-def _quantize(x: Any, key: Any, *, spec: BlockFormat, axis: int, rounding: str,
-              dtype_name: str) -> Any:  # fmt: skip
+def _layout(shape: tuple[int, ...], axes: tuple[int, ...], sizes: tuple[int, ...]) -> Any:
+    """The padding, the split shape (each block axis as blocks and block size) and
+    the positions of the block-size axes in it."""
+    size_of = dict(zip(axes, sizes, strict=True))
+    pads = [(0, -(-n // size_of[a]) * size_of[a] - n) if a in size_of else (0, 0)
+            for a, n in enumerate(shape)]  # fmt: skip
+    split: list[int] = []
+    inner: list[int] = []
+    for a, n in enumerate(shape):
+        if a in size_of:
+            split += [-(-n // size_of[a]), size_of[a]]
+            inner.append(len(split) - 1)
+        else:
+            split.append(n)
+    return pads, tuple(split), tuple(inner)
+
+
+@partial(jax.jit, static_argnames=("spec", "axes", "sizes", "rule", "rounding", "dtype_name"))
+def _quantize(
+    x: Any, key: Any, tensor_amax: Any, *, spec: BlockFormat, axes: tuple[int, ...],
+    sizes: tuple[int, ...], rule: str, rounding: str, dtype_name: str,
+) -> Any:  # fmt: skip
     shape = x.shape
-    n, k = shape[axis], spec.block_size
-    blocks = -(-n // k)
-    outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
-    bits = to_float32_bits(x).reshape(outer, n, inner)  # the blocks stay in place: no transpose
-    if blocks * k > n:
-        bits = jnp.pad(bits, [(0, 0), (0, blocks * k - n), (0, 0)])
-    u = bits.reshape(outer, blocks, k, inner)
-    amax = jnp.max(u & u32(MAGNITUDE), axis=2, keepdims=True, initial=np.uint32(0))  # exact
+    pads, split, inner = _layout(shape, axes, sizes)
+    bits = to_float32_bits(x)
+    if any(p for _, p in pads):
+        bits = jnp.pad(bits, pads)
+    padded = bits.shape
+    u = bits.reshape(split)  # the blocks stay in place: no transpose
+    amax = jnp.max(u & u32(MAGNITUDE), axis=inner, keepdims=True, initial=np.uint32(0))  # exact
     special = amax >= u32(INF)  # inf or NaN in the block
     random = random_bits(key, u.shape) if rounding == "stochastic" else None
-    if spec.scale == "e8m0":
-        values = _mx(u, amax, spec, rounding, random, dtype_name)
+    if spec.scale in ("e8m0", "float32_pow2"):
+        values = _mx(u, amax, spec, rule, rounding, random, dtype_name)
+    elif spec.scale == "float32":
+        finite = jnp.where(special, u32(0), amax)
+        values = float32_scaled_values(u, finite, spec, rounding, random, dtype_name)
     else:
-        values = nvfp4_values(u, amax, special, rounding, random, dtype_name)
+        given = None if tensor_amax is None else to_float32_bits(tensor_amax)
+        values = nvfp4_values(u, amax, special, rounding, random, dtype_name, given)
     values = jnp.where(special, u32(0x7FC0_0000), values)
-    values = values.reshape(outer, blocks * k, inner)[:, :n, :].reshape(shape)
+    values = values.reshape(padded)[tuple(slice(0, n) for n in shape)]
     return from_float32_bits(values, np.dtype(dtype_name))
 
 
 def _mx(
-    bits: Any, amax: Any, spec: BlockFormat, rounding: str, random: Any, holder: str
+    bits: Any, amax: Any, spec: BlockFormat, rule: str, rounding: str, random: Any, holder: str
 ) -> Any:  # fmt: skip
-    """MX elements rounded in place: the dequantized values' float32 bits, signed,
-    rounded once more into a 16-bit holder (float32 holds them exactly)."""
+    """Power-of-two scales: the elements rounded in place, as the dequantized values'
+    float32 bits, signed, rounded once more into a 16-bit holder (float32 holds
+    them exactly)."""
     negative = (bits & u32(SIGN)) != 0
     sig, e = decompose(jnp.minimum(bits & u32(MAGNITUDE), u32(INF - 1)))
-    _, amax_e = decompose(jnp.minimum(amax, u32(INF - 1)))  # floor(log2(amax))
-    shared = jnp.where(amax == 0, E8M0_EMIN, jnp.maximum(amax_e - spec.emax_elem, E8M0_EMIN))
+    shared = pow2_exponent(amax, spec, rule)
     element = spec.element_format
     if element is None:  # MXINT8: k / 64 with k in -128..127, an exponent-free format
         count, qe = round_count(sig, e, negative, mantissa_bits=6, emin=shared,

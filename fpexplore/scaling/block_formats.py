@@ -21,6 +21,7 @@ __all__ = [
     "BLOCK_FORMATS",
     "E8M0_EMAX",
     "E8M0_NAN",
+    "SCALE_KINDS",
     "BlockFormat",
     "dequantize_blocks",
     "get_block_format",
@@ -31,6 +32,12 @@ E8M0_NAN = 0xFF  # the E8M0 code of NaN; code c is 2**(c - 127)
 E8M0_EMAX = 127
 
 
+SCALE_KINDS = ("e8m0", "e4m3", "float32_pow2", "float32")
+"""The block scales: E8M0 (MX), E4M3 with a float32 per-tensor scale (NVFP4),
+float32 powers of two (DeepSeek-V3; E8M0's range, 2**-127 to 2**127) and plain
+float32 (``amax / max_elem`` rounded to nearest even)."""
+
+
 @dataclass(frozen=True)
 class BlockFormat:
     """A block-scaled format: element format, elements per block, scale type.
@@ -39,18 +46,53 @@ class BlockFormat:
     (8-bit two's complement with an implicit scale ``2**-6``: values ``k/64``,
     ``k`` in -128..127, OCP MX v1.0 section 5.3.4). ``emax_elem`` is the exponent of
     the element format's largest normal power of two (0 for MXINT8).
+    ``block_size`` is an int (1-D blocks) or a pair (2-D tiles, e.g. ``(16, 16)``);
+    ``scale`` one of :data:`SCALE_KINDS` (``"e4m3"`` takes E2M1 elements only: NVFP4).
+
+    >>> BlockFormat("nvfp4_16x16", "float4_e2m1fn", (16, 16), "e4m3", 2).block_size
+    (16, 16)
     """
 
     name: str
     element: str
-    block_size: int
-    scale: str  # "e8m0" (MX) or "e4m3" (NVFP4, with a float32 per-tensor scale)
+    block_size: int | tuple[int, int]
+    scale: str  # one of SCALE_KINDS
     emax_elem: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {self.name!r}")
+        if self.scale not in SCALE_KINDS:
+            raise ValueError(f"scale must be one of {SCALE_KINDS}, got {self.scale!r}")
+        size = self.block_size
+        sizes = tuple(size) if isinstance(size, tuple | list) else (size,)
+        if len(sizes) not in (1, 2) or any(
+            isinstance(b, bool) or not isinstance(b, int | np.integer) or b < 1 for b in sizes
+        ):
+            raise ValueError(f"block_size must be a positive int or a pair of them, got {size!r}")
+        object.__setattr__(self, "block_size", tuple(int(b) for b in sizes) if len(sizes) == 2
+                           else int(sizes[0]))  # fmt: skip
+        if self.element != "int8":
+            get_format(self.element)  # a catalogue name (ValueError otherwise)
+        if self.scale == "e4m3" and self.element != "float4_e2m1fn":
+            raise ValueError(
+                f"an e4m3 block scale (NVFP4) takes float4_e2m1fn elements, got {self.element!r}"
+            )
 
     @property
     def element_format(self) -> Format | None:
         """The element :class:`Format` (None for MXINT8's integers)."""
         return None if self.element == "int8" else get_format(self.element)
+
+    @property
+    def max_elem(self) -> float:
+        """The element format's largest finite value (127/64 for MXINT8)."""
+        return 127 / 64 if self.element == "int8" else float(get_format(self.element).max)
+
+    @property
+    def mantissa_bits(self) -> int:
+        """The element format's mantissa bits (6 for MXINT8's ``k/64``)."""
+        return 6 if self.element == "int8" else get_format(self.element).mantissa_bits
 
 
 def _mx(name: str, element: str) -> BlockFormat:
@@ -104,6 +146,8 @@ def _axis(axis: Any, ndim: int) -> int:
 def _scale_values(scales: np.ndarray, spec: BlockFormat) -> np.ndarray:
     if spec.scale == "e4m3":
         return K.codes_to_values(scales, "float8_e4m3fn")
+    if spec.scale in ("float32", "float32_pow2"):  # float32 bits
+        return np.asarray(scales, np.uint32).view(np.float32).astype(np.float64)
     out = np.ldexp(1.0, scales.astype(np.int32) - 127)
     out[scales == E8M0_NAN] = np.nan
     return out
@@ -142,7 +186,7 @@ def _codes_argument(
             f"{name} holds {arr.reshape(-1)[i].item()!r} at flat index {i}; {what} are "
             f"integer codes 0..{top}"
         )
-    return arr.astype(np.uint8)
+    return arr.astype(np.uint8 if bits <= 8 else np.uint32)
 
 
 def _check_tensor_scale(tensor_scale: Any) -> float:
@@ -159,10 +203,12 @@ def _check_tensor_scale(tensor_scale: Any) -> float:
 
 
 def dequantize_blocks(
-    scales: Any, codes: Any, fmt: str | BlockFormat, *, axis: int = -1, tensor_scale: Any = None
-) -> np.ndarray:
+    scales: Any, codes: Any, fmt: str | BlockFormat, *, axis: Any = -1, tensor_scale: Any = None,
+    block_size: Any = None,
+) -> np.ndarray:  # fmt: skip
     """Decode block scales and element codes back to float64 values (the inverse
-    of :func:`quantize_blocks`; ``tensor_scale`` is NVFP4's per-tensor scale).
+    of :func:`quantize_blocks`; ``tensor_scale`` is NVFP4's per-tensor scale;
+    ``axis`` and ``block_size`` as :func:`quantize_blocks` takes them).
 
     ``scales`` and ``codes`` are integer arrays or lists (floats that hold
     integers are taken too). A code outside its format (an E2M1 element code of
@@ -170,28 +216,39 @@ def dequantize_blocks(
     negative or fractional code, NaN) raises ValueError naming the argument; a
     ``tensor_scale`` that is not a positive finite float64 value (a number of any
     kind: ml_dtypes scalars, 0-d arrays and Fractions too) is refused as well.
+    float32 scales (``float32_pow2``, ``float32``) are their float32 bits (uint32).
 
     >>> codes = np.array([[0x38, 0xB8, 0x7E]], np.uint8)  # E4M3 codes of 1, -1, 448
     >>> dequantize_blocks(np.array([[125]], np.uint8), codes, "mxfp8_e4m3")  # X = 2**-2
     array([[  0.25,  -0.25, 112.  ]])
     """
+    from .tiles import block_layout
+
     spec = get_block_format(fmt)
     element_bits = 8 if spec.element == "int8" else get_format(spec.element).bits
     codes = _codes_argument(codes, "codes", element_bits, f"{spec.name}'s elements")
-    top = 0x7F if spec.scale == "e4m3" else 0xFF  # NVFP4's E4M3 scales are positive
-    scales = _codes_argument(scales, "scales", 8, f"{spec.name}'s {spec.scale.upper()} scales", top)
-    ax = _axis(axis, codes.ndim)
-    n, k = codes.shape[ax], spec.block_size
-    expected = (*codes.shape[:ax], -(-n // k), *codes.shape[ax + 1 :])
+    top = 0x7F if spec.scale == "e4m3" else None  # NVFP4's E4M3 scales are positive
+    scale_bits = 32 if spec.scale.startswith("float32") else 8
+    scales = _codes_argument(scales, "scales", scale_bits,
+                             f"{spec.name}'s {spec.scale.upper()} scales", top)  # fmt: skip
+    if codes.ndim == 0:
+        raise ValueError("dequantize_blocks needs codes of at least one dimension")
+    axes, sizes = block_layout(codes.ndim, axis, block_size, spec.block_size)
+    expected = tuple(-(-n // sizes[axes.index(a)]) if a in axes else n
+                     for a, n in enumerate(codes.shape))  # fmt: skip
     if scales.shape != expected:
-        raise ValueError(f"scales of shape {scales.shape} do not fit codes {codes.shape}: "
-                         f"expected {expected} for blocks of {k} along axis {ax}")  # fmt: skip
+        raise ValueError(
+            f"scales of shape {scales.shape} do not fit codes {codes.shape}: "
+            f"expected {expected} for blocks of {sizes} along axis {axes}"
+        )
     if spec.scale == "e4m3" and tensor_scale is None:
-        raise ValueError("nvfp4 needs its per-tensor scale: pass tensor_scale=")
+        raise ValueError(f"{spec.name} needs its per-tensor scale: pass tensor_scale=")
     if tensor_scale is not None:
         tensor_scale = _check_tensor_scale(tensor_scale)
-    per_element = np.repeat(_scale_values(scales, spec), k, axis=ax)
-    per_element = np.take(per_element, np.arange(n), axis=ax)
+    per_element = _scale_values(scales, spec)
+    for a, k in zip(axes, sizes, strict=True):
+        per_element = np.repeat(per_element, k, axis=a)
+        per_element = np.take(per_element, np.arange(codes.shape[a]), axis=a)
     with np.errstate(invalid="ignore"):  # E5M2's signalling NaN codes stay NaN
         values = _element_values(codes, spec) * per_element
         if spec.scale == "e4m3":

@@ -21,29 +21,25 @@ array([ 0., -0.,  8., 96.])
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .. import codes as K
-from .._kernels.scaled import odd_float64_array, odd_product, odd_quotient
-from ..exact import check_rng, check_rounding
-from ..formats import Format, get_format
+from .._kernels.scaled import odd_float64_array
+from ..exact import check_rounding
+from ..formats import Format
 from ..lazy import is_dask
 from .block_formats import (
     BLOCK_FORMATS,
-    E8M0_EMAX,
-    E8M0_NAN,
     BlockFormat,
-    _axis,
     _element_values,
     _scale_values,
     dequantize_blocks,
     get_block_format,
-    nvfp4_tensor_scale,
 )
-from .per_tensor import check_amax
+from .block_kernels import quantize_float32, quantize_nvfp4, quantize_pow2
+from .tiles import block_layout, check_scale_rule, from_tiles, tile_slices, to_tiles
 
 __all__ = [
     "BLOCK_FORMATS",
@@ -67,17 +63,26 @@ class QuantizedBlocks:
     """
 
     format: BlockFormat
-    axis: int
+    axis: int | tuple[int, int]
     scales: np.ndarray
     codes: np.ndarray
     values: np.ndarray
     input: np.ndarray
     tensor_scale: float | None = None  # NVFP4's float32 per-tensor scale
+    block_shape: tuple[int, ...] = ()  # the block's size along each block axis
+    scale_rule: str | None = None  # the rule of a power-of-two scale
 
     @property
-    def block_size(self) -> int:
-        """Elements per block."""
-        return self.format.block_size
+    def block_size(self) -> int | tuple[int, int]:
+        """Elements per block along ``axis`` (a pair for 2-D tiles)."""
+        if not self.block_shape:
+            return self.format.block_size
+        return self.block_shape[0] if len(self.block_shape) == 1 else self.block_shape  # type: ignore[return-value]
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        """The block axes, ascending (one, or two for 2-D tiles)."""
+        return self.axis if isinstance(self.axis, tuple) else (self.axis,)
 
     @property
     def element_format(self) -> Format | None:
@@ -93,7 +98,12 @@ class QuantizedBlocks:
     def dequantize(self) -> np.ndarray:
         """The values decoded again from ``scales`` and ``codes`` alone."""
         return dequantize_blocks(
-            self.scales, self.codes, self.format, axis=self.axis, tensor_scale=self.tensor_scale
+            self.scales,
+            self.codes,
+            self.format,
+            axis=self.axis,
+            tensor_scale=self.tensor_scale,
+            block_size=self.block_size,
         )
 
     def block(self, index: int | tuple[int, ...] = 0) -> dict[str, Any]:
@@ -104,10 +114,9 @@ class QuantizedBlocks:
             position = tuple(int(i) for i in index)
         else:
             position = tuple(int(i) for i in np.unravel_index(index, self.scales.shape))
-        k, j = self.block_size, position[self.axis]
-        moved = [np.moveaxis(a, self.axis, -1) for a in (self.input, self.codes, self.values)]
-        rest = position[: self.axis] + position[self.axis + 1 :]
-        x, codes, values = (a[rest][j * k : (j + 1) * k] for a in moved)
+        sizes = self.block_shape or (int(self.format.block_size),)  # type: ignore[call-overload]
+        where = tile_slices(position, self.axes, sizes)
+        x, codes, values = (a[where].reshape(-1) for a in (self.input, self.codes, self.values))
         scale = float(self.scale_values[position]) * (self.tensor_scale or 1.0)
         with np.errstate(invalid="ignore"):
             amax = float(np.max(np.abs(x.astype(np.float64))))
@@ -135,77 +144,67 @@ class QuantizedBlocks:
         )
 
 
-def _round_integers(t: np.ndarray, rounding: str, rng: Any) -> np.ndarray:
-    """Round float64 to integers (as float64) by a signed rounding mode."""
-    if rounding == "nearest_even":
-        return np.asarray(np.rint(t))
-    if rounding == "nearest_away":
-        return np.asarray(np.copysign(np.floor(np.abs(t) + 0.5), t))
-    if rounding == "toward_zero":
-        return np.asarray(np.trunc(t))
-    if rounding == "up":
-        return np.asarray(np.ceil(t))
-    if rounding == "down":
-        return np.asarray(np.floor(t))
-    floor = np.floor(t)
-    return np.asarray(floor + (check_rng(rng).random(t.shape) < t - floor))
-
-
-def _encode_elements(scaled: np.ndarray, spec: BlockFormat, rounding: str, rng: Any) -> Any:
-    """Element codes of ``V / X``, saturating (OCP MX v1.0 section 6.3)."""
-    if spec.element == "int8":
-        q = np.clip(_round_integers(scaled * 64.0, rounding, rng), -128, 127)
-        return q.astype(np.int8).view(np.uint8)
-    return K.round_codes(scaled, spec.element, rounding, overflow="saturate", rng=rng)
-
-
 def quantize_blocks(
     x: Any,
     fmt: str | BlockFormat,
     rounding: str = "nearest_even",
     *,
-    axis: int = -1,
-    block_size: int | None = None,
+    axis: int | tuple[int, int] = -1,
+    block_size: int | tuple[int, int] | None = None,
+    scale_rule: str | None = None,
     rng: Any = None,
     tensor_amax: float | None = None,
 ) -> QuantizedBlocks:
-    """Quantize an array block by block along ``axis`` (see :data:`BLOCK_FORMATS`).
+    """Quantize an array block by block (see :data:`BLOCK_FORMATS`).
 
-    MX formats follow OCP MX v1.0 section 6.3: per block of 32,
-    ``shared_exp = floor(log2(amax)) - emax_elem``, clamped below at E8M0's
-    smallest exponent -127 (an all-zero block gets -127, as gfloat does); ``X =
-    2**shared_exp``; elements ``round(V / X)`` into the element format, saturating
-    at its largest finite value. A block holding inf or NaN gets the NaN scale
-    (0xFF; its element codes are 0 and its values NaN). A ``shared_exp`` above
-    127 (E8M0's largest) raises ValueError.
+    A block is ``block_size`` consecutive elements along ``axis`` (1-D), or a
+    ``block_size[0] x block_size[1]`` tile over the pair of axes ``axis`` (2-D;
+    a pair of sizes with an int ``axis`` tiles the last two axes). A partial block
+    at an edge is scaled on its own (padded with zeros, which change no maximum).
 
-    NVFP4 follows NVIDIA's recipe: a float32 per-tensor scale ``g = amax / (448 *
-    6)`` (1 for an all-zero tensor); per block of 16 an E4M3 scale ``s =
-    round_e4m3(block_amax / (6 g))`` (saturating); elements ``round_e2m1(V / (s
-    g))``, saturating at 6; ``g`` is rounded once to float32 from the exact
+    Power-of-two scales (``e8m0``: MX; ``float32_pow2``): ``X = 2**e`` with, by
+    ``scale_rule``, ``e = floor(log2 amax) - emax_elem`` (``"floor"``, OCP MX v1.0
+    section 6.3, the default), ``ceil(log2 amax) - emax_elem`` (``"ceil"``), the
+    floor rule on amax rounded half up to the element's mantissa bits
+    (``"even"``), or ``ceil(log2(amax / max_elem))`` (``"rceil"``: no element
+    saturates; arXiv 2506.08027), clamped below at -127 (an all-zero block gets
+    -127, as gfloat does); above 127 raises ValueError. Elements ``round(V / X)``
+    into the element format, saturating at its largest finite value. A block
+    holding inf or NaN gets the NaN scale (its element codes are 0 and its
+    values NaN).
+
+    A ``float32`` scale is ``X = amax / max_elem`` rounded to nearest even into
+    float32 (elements 0 where that is 0); elements ``round(V / X)``, saturating.
+
+    NVFP4 (``e4m3`` scales) follows NVIDIA's recipe: a float32 per-tensor scale
+    ``g = amax / (448 * 6)`` (1 for an all-zero tensor); per block an E4M3 scale
+    ``s = round_e4m3(block_amax / (6 g))`` (saturating); elements ``round_e2m1(V /
+    (s g))``, saturating at 6; ``g`` is rounded once to float32 from the exact
     ``amax / 2688``.
 
-    Every element (and NVFP4's block scale) is rounded once from its exact
-    quotient, in every mode: ``V / X`` is exact in float64 or, where it falls
-    below float64's range (an element of ``2**-1000`` in a block of ``2**120``),
-    stands in for it by a float64 rounded to odd; NVFP4's quotients by ``s g``
-    are rounded to odd too. So ``"up"`` stores
-    the least positive element for a tiny positive element, as exact rounding does.
-
-    The last block along ``axis`` may be short (a ragged block): it is padded
-    with zeros, which change no block maximum, and the padding is dropped.
+    Every element (and every scale) is rounded once from its exact quotient, in
+    every mode: ``V / X`` is exact in float64 or, where it falls below float64's
+    range (an element of ``2**-1000`` in a block of ``2**120``), stands in for it
+    by a float64 rounded to odd; the quotients by ``s g`` and by a float32 ``X``
+    are rounded to odd too. So ``"up"`` stores the least positive element for a
+    tiny positive element, as exact rounding does.
 
     Parameters
     ----------
-    x : array_like of real numbers (any shape, at least 1-d)
-    fmt : one of ``mxfp8_e4m3``, ``mxfp8_e5m2``, ``mxfp6_e3m2``, ``mxfp6_e2m3``,
-        ``mxfp4``, ``mxint8``, ``nvfp4``
+    x : array_like of real numbers (any shape, at least 1-d; 2-d for 2-D tiles)
+    fmt : a :class:`BlockFormat` or one of ``mxfp8_e4m3``, ``mxfp8_e5m2``,
+        ``mxfp6_e3m2``, ``mxfp6_e2m3``, ``mxfp4``, ``mxint8``, ``nvfp4``
     rounding : str
         Rounding of the elements (the scales follow their rules above).
-    axis : int
-        The axis along which consecutive elements form blocks.
-    block_size : int, optional
-        Only the format's own (32 for MX, 16 for NVFP4) is accepted.
+    axis : int or pair of ints
+        The axis along which consecutive elements form blocks, or the two axes of
+        a 2-D tile.
+    block_size : int or pair of ints, optional
+        Elements per block (any positive size; default the format's: 32 for MX,
+        16 for NVFP4), or a tile's size along each of the two axes.
+    scale_rule : str, optional
+        ``"floor"`` (default), ``"rceil"``, ``"ceil"`` or ``"even"``: the rule of
+        a power-of-two scale (refused for other scales).
     rng : seed or Generator for ``rounding="stochastic"``.
     tensor_amax : float, optional
         NVFP4 only: the amax that the per-tensor scale comes from (default: this
@@ -218,90 +217,42 @@ def quantize_blocks(
     ((2, 2), (2, 20), 16)
     >>> float(q.tensor_scale) == float(np.float32(39 / 2688))
     True
+    >>> w = quantize_blocks(np.ones((20, 40)), "nvfp4", axis=(0, 1), block_size=(16, 16))
+    >>> w.scales.shape, w.block_size
+    ((2, 3), (16, 16))
+    >>> quantize_blocks([7.0, 1.0], "mxfp4", scale_rule="rceil").values.tolist()  # X = 2
+    [8.0, 2.0]
     """
     spec = get_block_format(fmt)
     check_rounding(rounding)
-    if block_size is not None and block_size != spec.block_size:
-        raise ValueError(
-            f"{spec.name} uses blocks of {spec.block_size} elements, got block_size={block_size!r}"
-        )
+    rule = check_scale_rule(scale_rule, spec.scale)
     if tensor_amax is not None and spec.scale != "e4m3":
-        raise ValueError(f"tensor_amax applies to nvfp4's per-tensor scale, not to {spec.name}")
+        raise ValueError(
+            f"tensor_amax applies to an e4m3 scale's per-tensor scale (nvfp4), not to {spec.name}"
+        )
     if is_dask(x):
         raise TypeError("quantize_blocks takes a numpy array; tensor_report accepts dask arrays")
     arr = K._real_array(x)
     if arr.ndim == 0:
         raise ValueError("quantize_blocks needs an array of at least one dimension")
-    ax = _axis(axis, arr.ndim)
-    moved = np.moveaxis(arr, ax, -1)
-    n, k = moved.shape[-1], spec.block_size
-    blocks = -(-n // k)
-    v = np.zeros((*moved.shape[:-1], blocks * k))
-    v[..., :n] = odd_float64_array(moved)  # integers beyond 2**53: rounded to odd
-    v = v.reshape(*moved.shape[:-1], blocks, k)
+    axes, sizes = block_layout(arr.ndim, axis, block_size, spec.block_size)
+    v, _ = to_tiles(odd_float64_array(arr), axes, sizes)  # integers beyond 2**53: to odd
     with np.errstate(invalid="ignore", over="ignore"):
         amax = np.max(np.abs(v), axis=-1, initial=0.0)
     special = ~np.isfinite(amax)
-    if spec.scale == "e8m0":
-        scales, codes, values, g = (*_quantize_mx(v, amax, special, spec, rounding, rng), None)
+    g = None
+    narrow = arr.dtype.itemsize <= (4 if arr.dtype.kind in "fV" else 2)  # <= 24 bits
+    if spec.scale in ("e8m0", "float32_pow2"):
+        scales, codes, values = quantize_pow2(v, amax, special, spec, rounding, rng, rule)
+    elif spec.scale == "float32":
+        scales, codes, values = quantize_float32(v, amax, special, spec, rounding, rng, narrow)
     else:
-        narrow = arr.dtype.itemsize <= (4 if arr.dtype.kind in "fV" else 2)  # <= 24 bits
-        scales, codes, values, g = _quantize_nvfp4(
+        scales, codes, values, g = quantize_nvfp4(
             v, amax, special, spec, rounding, rng, tensor_amax, narrow
         )
-    codes = codes.reshape(*moved.shape[:-1], blocks * k)[..., :n]
-    values = values.reshape(*moved.shape[:-1], blocks * k)[..., :n]
+    shape = arr.shape
     return QuantizedBlocks(
-        spec, ax, np.moveaxis(scales, -1, ax), np.ascontiguousarray(np.moveaxis(codes, -1, ax)),
-        np.ascontiguousarray(np.moveaxis(values, -1, ax)), arr, g,
+        spec, axes[0] if len(axes) == 1 else axes, scales,  # type: ignore[arg-type]
+        from_tiles(codes, shape, axes, sizes), from_tiles(values, shape, axes, sizes), arr, g,
+        sizes, rule if spec.scale in ("e8m0", "float32_pow2") else None,
     )  # fmt: skip
-
-
-def _quantize_mx(
-    v: np.ndarray, amax: np.ndarray, special: np.ndarray, spec: BlockFormat, rounding: str, rng: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    exponent = np.frexp(np.where(special, 1.0, amax))[1].astype(np.int32) - 1  # floor(log2)
-    shared = np.where(amax > 0, exponent - spec.emax_elem, -E8M0_EMAX)
-    too_big = ~special & (shared > E8M0_EMAX)
-    if too_big.any():
-        big = float(amax[too_big].max())
-        raise ValueError(
-            f"a block's amax {big!r} needs the shared scale 2**{int(shared[too_big].max())}, "
-            f"beyond E8M0's largest 2**{E8M0_EMAX}; {spec.name} cannot hold it"
-        )
-    shared = np.maximum(shared, -E8M0_EMAX)
-    shared[special] = 0
-    factor = np.ldexp(1.0, -shared)[..., None]  # 1 / X, a power of two
-    scaled = odd_product(v, factor)  # V / X: exact, or (below float64's range) rounded to odd
-    if special.any():  # inf or NaN in a block: its elements are not encoded (codes 0)
-        scaled[special] = 0.0
-    codes = _encode_elements(scaled, spec, rounding, rng)
-    values = _element_values(codes, spec) * np.ldexp(1.0, shared)[..., None]
-    scales = (shared + 127).astype(np.uint8)
-    scales[special] = E8M0_NAN
-    values[np.broadcast_to(special[..., None], values.shape)] = np.nan
-    return scales, codes, values
-
-
-def _quantize_nvfp4(
-    v: np.ndarray, amax: np.ndarray, special: np.ndarray, spec: BlockFormat, rounding: str,
-    rng: Any, tensor_amax: float | None, narrow: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
-    finite_amax: float | Fraction
-    if tensor_amax is None:  # integers beyond 2**53 rounded to odd: g rounds as from them
-        finite_amax = float(amax[~special].max(initial=0.0))
-    else:  # exact: g is rounded once from tensor_amax / 2688
-        finite_amax = check_amax(tensor_amax, "tensor_amax")
-    g = nvfp4_tensor_scale(finite_amax)
-    e4m3 = get_format("float8_e4m3fn")
-    target = odd_quotient(np.where(special, 0.0, amax), 6.0 * g, e4m3, narrow=narrow)
-    scales = K.round_codes(target, e4m3, overflow="saturate")
-    s = K.codes_to_values(scales, e4m3)
-    divisor = np.where(s > 0, s * g, 1.0)[..., None]  # exact: 4 bits times 24
-    quotient = odd_quotient(v, divisor, get_format(spec.element), narrow=narrow)
-    scaled = np.where(special[..., None] | (s[..., None] == 0), 0.0, quotient)
-    codes = _encode_elements(scaled, spec, rounding, rng)
-    values = _element_values(codes, spec) * (s * g)[..., None]
-    scales[special] = 0x7F  # E4M3's NaN
-    values[np.broadcast_to(special[..., None], values.shape)] = np.nan
-    return scales, codes, values, g
