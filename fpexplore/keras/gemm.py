@@ -77,6 +77,12 @@ class Plan:
 
     operands: tuple[Operand, ...]
     seed: int = 0
+    accumulate: tuple[Any, Any, Any] = ("float32", "float32", "float32")
+
+    @property
+    def modelled(self) -> bool:
+        """True when some GEMM sums with an accumulator model (a Dense layer's only)."""
+        return any(a != "float32" for a in self.accumulate)
 
     def __getitem__(self, role: str) -> Operand:
         return self.operands[ROLES.index(role)]
@@ -131,9 +137,17 @@ def _key(key: Any, index: int, spec: OperandSpec | None) -> Any:
     return jax.random.fold_in(key, index)
 
 
+def _matmul(a: Any, b: Any, accumulate: Any) -> Any:
+    """``a @ b`` for ``a`` of any rank, summed by the accumulator model."""
+    flat = a.reshape(-1, a.shape[-1])
+    return fpx_jax.gemm(flat, b, accumulate=accumulate).reshape(*a.shape[:-1], b.shape[-1])
+
+
 def _forward(op: Callable[..., Any], plan: Plan, x: Any, w: Any, hx: Any, hw: Any, key: Any):
     qx = quantize_operand(x, plan["fprop.x"], _key(key, 0, plan["fprop.x"].spec), hx, plan.seed)
     qw = quantize_operand(w, plan["fprop.w"], _key(key, 1, plan["fprop.w"].spec), hw, plan.seed)
+    if plan.accumulate[0] != "float32":
+        return _matmul(qx, qw, plan.accumulate[0]), qx, qw
     with jax.default_matmul_precision("float32"):
         return op(qx, qw), qx, qw
 
@@ -165,9 +179,17 @@ def _product_bwd(op: Any, plan: Plan, residuals: Any, g: Any) -> tuple[Any, ...]
     )  # fmt: skip
     w_d = operand("dgrad.w", w, "fprop.w", qw, hw)
     x_w = operand("wgrad.x", x, "fprop.x", qx, hx)
+    acc_d, acc_w = plan.accumulate[1:]
     with jax.default_matmul_precision("float32"):
-        (dx,) = jax.linear_transpose(lambda a: op(a, w_d), x)(dy_d)
-        (dw,) = jax.linear_transpose(lambda b: op(x_w, b), w)(dy_w)
+        if acc_d == "float32":
+            (dx,) = jax.linear_transpose(lambda a: op(a, w_d), x)(dy_d)
+        else:  # a Dense layer: dX = dY wᵀ
+            dx = _matmul(dy_d, w_d.T, acc_d)
+        if acc_w == "float32":
+            (dw,) = jax.linear_transpose(lambda b: op(x_w, b), w)(dy_w)
+        else:  # dW = xᵀ dY, summed over every leading axis
+            rows, grads = x_w.reshape(-1, x_w.shape[-1]), dy_w.reshape(-1, dy_w.shape[-1])
+            dw = fpx_jax.gemm(rows.T, grads, accumulate=acc_w)
     new_hdy = None if hdy is None else fpx_jax.record_amax(hdy, g)
     none_x = None if hx is None else jnp.zeros_like(hx)
     none_w = None if hw is None else jnp.zeros_like(hw)

@@ -120,7 +120,7 @@ class _Emulation:
         self.state = state
         self.training = False
 
-    def plan(self, axes: Axes, groups: int = 1) -> Plan:
+    def plan(self, axes: Axes, groups: int = 1, *, dense: bool = False) -> Plan:
         """The layer's six operands, given each tensor's pair of summed axes."""
         (xk, xm), (wk, wn), (yn, ym) = axes
         s = self.specs
@@ -133,7 +133,10 @@ class _Emulation:
             Operand(s["wgrad.x"], xm, xk, g[1], "wgrad.x"),
             Operand(s["wgrad.dy"], ym, yn, g[1], "wgrad.dy"),
         )
-        return Plan(operands, seed=self.policy.seed)
+        accumulate = ("float32",) * 3
+        if dense:  # accumulator models sum a Dense layer's matmuls; others sum in float32
+            accumulate = tuple(self.policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad"))
+        return Plan(operands, seed=self.policy.seed, accumulate=accumulate)
 
     def _history(self, variable: Any, x: Any) -> Any:
         if variable is None:
@@ -286,7 +289,7 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
     def dense_call(inputs: Any, training: Any = None) -> Any:
         emulation.training = bool(training)
         try:
-            plan = emulation.plan(axes_of(inputs))
+            plan = emulation.plan(axes_of(inputs), dense=kind == "dense")
             x = emulation.product(op, inputs, layer.kernel, plan)
         finally:
             emulation.training = False

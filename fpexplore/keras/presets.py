@@ -126,7 +126,7 @@ def _nvfp4(*, hadamard: int | None = 16, stochastic: bool = True, tiles: bool = 
                         overrides={"last:1": _BF16_GEMMS})  # fmt: skip
 
 
-_PROMOTED = "float32"  # DeepSeek-V3's promotion every 128 (set from ACCUMULATORS)
+_PROMOTED = "h100_fp8_promoted"  # Hopper's FP8 accumulation, promoted every 128
 
 PRESETS: dict[str, FormatPolicy] = {
     "float32": FormatPolicy(),

@@ -45,25 +45,38 @@ def _exact(a: np.ndarray, b: np.ndarray, subscripts: str) -> np.ndarray:
     return np.einsum(subscripts, a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
 
 
-def _q(a: np.ndarray, spec: OperandSpec | None, axis: int, groups: int = 1) -> np.ndarray:
+def _q(
+    a: np.ndarray,
+    spec: OperandSpec | None,
+    axis: int,
+    groups: int = 1,
+    *,
+    other: int | None = None,
+    seed: int = 0,
+) -> np.ndarray:
     """The numpy oracle of one role: ``a`` quantized as ``spec`` says along ``axis``
-    (a grouped axis blocked group by group)."""
+    (2-D tiles over ``axis`` and ``other``; a grouped axis blocked group by group)."""
     if spec is None:
         return a
+    if spec.hadamard is not None:
+        a = fpx.hadamard(a, spec.hadamard, axis=axis, seed=seed).astype(np.float32)
     if spec.scaling == "none":
         return fpx.round_to(a, spec.format, spec.rounding).astype(np.float32)
     if spec.scaling in ("per_tensor", "delayed"):  # delayed: the first step, its own amax
         return fpx.scale_per_tensor(a, spec.format, spec.rounding).values.astype(np.float32)
     axis %= a.ndim
+    kwargs = {"block_size": spec.block_size, "scale_rule": spec.scale_rule}
+    if spec.is_2d:
+        return fpx.quantize_blocks(a, spec.scaling, spec.rounding, axis=(axis, other % a.ndim),
+                                   **kwargs).values.astype(np.float32)  # fmt: skip
+    if spec.scaling == "nvfp4" and groups > 1:
+        pytest.skip("NVFP4's tensor scale spans the groups")
     size = a.shape[axis] // groups
     parts = []
     for g in range(groups):  # each group's blocks on its own
         part = np.take(a, range(g * size, (g + 1) * size), axis=axis)
-        kwargs = {} if spec.block_size is None else {"block_size": spec.block_size}
         q = fpx.quantize_blocks(part, spec.scaling, spec.rounding, axis=axis, **kwargs)
         parts.append(q.values.astype(np.float32))
-    if spec.scaling == "nvfp4" and groups > 1:
-        pytest.skip("NVFP4's tensor scale spans the groups")
     return np.concatenate(parts, axis=axis)
 
 
@@ -83,15 +96,47 @@ def _roles(policy: FormatPolicy) -> dict:
     return policy.role_specs
 
 
+def _gemm(policy, gemm, a, b, subscripts, contract):
+    """One GEMM of the oracle: the accumulator model's product (fpexplore.gemm, on the
+    operands flattened to matrices), or the exact float32 sum; after a Hadamard
+    transform, whose values sum exactly in no order, XLA's own float32 product of the
+    oracle's operands (the same dot_general the layer's gradient is)."""
+    accumulate = policy.accumulator(gemm)
+    if accumulate != "float32":
+        left, right = contract
+        return fpx.gemm(left(a), right(b), accumulate=accumulate).astype(np.float32)
+    if gemm == "wgrad" and policy.role_spec("wgrad.x").hadamard:
+        import jax
+        import jax.numpy as jnp
+
+        with jax.default_matmul_precision("float32"):  # the transpose of x @ w in w
+            weights = jax.ShapeDtypeStruct((a.shape[-1], b.shape[-1]), np.float32)
+            (dw,) = jax.linear_transpose(lambda w: jnp.matmul(a, w), weights)(b)
+        return np.asarray(dw)
+    return _exact(a, b, subscripts)
+
+
 def _dense_oracle(policy, x, w, t, tokens):
-    s = _roles(policy)
+    s = policy.role_specs
     dy = (t / np.float32(t.shape[0])).astype(np.float32)
     lead = "ab" if tokens else "a"
-    y = _exact(_q(x, s["fprop.x"], -1), _q(w, s["fprop.w"], 0), f"{lead}k,kn->{lead}n")
-    wgrad_axis = -2
-    dw = _exact(_q(x, s["wgrad.x"], wgrad_axis), _q(dy, s["wgrad.dy"], wgrad_axis),
-                f"{lead}k,{lead}n->kn")  # fmt: skip
-    dx = _exact(_q(dy, s["dgrad.dy"], -1), _q(w, s["dgrad.w"], 1), f"{lead}n,kn->{lead}k")
+    k, n = w.shape
+
+    def rows(a):
+        return a.reshape(-1, a.shape[-1])
+
+    def same(a):
+        return a
+
+    y = _gemm(policy, "fprop", _q(x, s["fprop.x"], -1, other=-2),
+              _q(w, s["fprop.w"], 0, other=1), f"{lead}k,kn->{lead}n",
+              (rows, same)).reshape(*x.shape[:-1], n)  # fmt: skip
+    dx = _gemm(policy, "dgrad", _q(dy, s["dgrad.dy"], -1, other=-2),
+               _q(w, s["dgrad.w"], 1, other=0), f"{lead}n,kn->{lead}k",
+               (rows, lambda b: b.T)).reshape(*x.shape[:-1], k)  # fmt: skip
+    xw = _q(x, s["wgrad.x"], -2, other=-1, seed=policy.seed)
+    dyw = _q(dy, s["wgrad.dy"], -2, other=-1, seed=policy.seed)
+    dw = _gemm(policy, "wgrad", xw, dyw, f"{lead}k,{lead}n->kn", (lambda a: rows(a).T, rows))
     return y, dx, (w - LR * dw).astype(np.float32)
 
 
@@ -136,7 +181,12 @@ ONE_D = {
             "wgrad.dy": "nvfp4",
         }
     ),
-    "mixed_roles": FormatPolicy(  # needs block sizes in JAX
+    "mxfp8": PRESETS["mxfp8"],
+    "nvfp4": _nearest(PRESETS["nvfp4"]),
+    "nvfp4_no_hadamard": _nearest(PRESETS["nvfp4_no_hadamard"]),
+    "nvfp4_1d_weights": _nearest(PRESETS["nvfp4_1d_weights"]),
+    "deepseek_v3": PRESETS["deepseek_v3"],
+    "mixed_roles": FormatPolicy(
         roles={
             "fprop.x": OperandSpec("mxfp8_e4m3"),
             "fprop.w": "float8_e4m3fn",
@@ -155,7 +205,7 @@ def test_a_dense_step_quantizes_each_role_for_its_gemm(keras, name, tokens):
     policy = ONE_D[name]
     s = policy.role_specs
     rng = np.random.default_rng(1)
-    n, t_len, k, m = 8, 4, 32, 16
+    n, t_len, k, m = 16, 16, 32, 16
     shape = (n, t_len, k) if tokens else (n, k)
     x = _data(rng, shape, s["fprop.x"])
     w = _data(rng, (k, m), s["fprop.w"], unit=2.0**-3)
