@@ -282,6 +282,9 @@ class FormatPolicy:
             lines.append(f"  weights    {self.weights}, {rounding}{master}")
         if self.loss_scale is not None:
             lines.append(f"  loss scale {self.loss_scale}")
+        for key, value in (self.overrides or {}).items():
+            text = "float32" if value is None else value if isinstance(value, str) else repr(value)
+            lines.append(f"  layers {key}: {text}")
         accumulate = self.accumulate
         if isinstance(accumulate, Mapping):
             accumulate = ", ".join(f"{g} {self.accumulator(g)}" for g in GEMMS)

@@ -32,8 +32,10 @@ is not, after the table):
 ``deepseek_v3``          DeepSeek-V3 (arXiv 2412.19437, sections 3.3 and 3.5.2) and Transformer
                          Engine's ``Float8BlockScaling``: E4M3 for all three GEMMs,
                          activations and gradients in 1x128 tiles, weights in 128x128 blocks,
-                         power-of-two scales rounded up (no element saturates), products
-                         promoted to float32 every 128 (the ``accumulate`` model)
+                         power-of-two scales rounded up (``rceil``: no element saturates;
+                         E8M0 scales, whose powers of two are float32's from 2**-127 to
+                         2**127), Hopper's FP8 accumulation promoted to float32 every 128
+                         products (``accumulate="h100_fp8_promoted"``, Dense layers)
 ``mxfp8``                MXFP8 pretraining (arXiv 2506.08027) and Transformer Engine's
                          ``MXFP8BlockScaling``: E4M3 for every tensor, 1x32 blocks along each
                          GEMM's summed axis (row-wise and column-wise copies, each from the
