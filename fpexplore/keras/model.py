@@ -151,7 +151,7 @@ def emulate_model(
             continue
         layer_policy, reason = chosen.get(id(layer), (None, "not an emulated kind"))
         emulated = layer_policy is not None and layer_policy.rounds_operands
-        if emulated:
+        if layer_policy is not None and emulated:
             emulate_layer(layer, layer_policy, seed=layer_policy.seed * 7919 + index)
         rows.append((layer.name, type(layer).__name__, emulated))
         if id(layer) in chosen:

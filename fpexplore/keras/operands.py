@@ -47,7 +47,7 @@ def quantize(
     """
     key = key if spec.rounding == "stochastic" else None
     if spec.is_block:
-        extra = {}
+        extra: dict[str, Any] = {}
         if spec.block_size is not None:
             extra["block_size"] = spec.block_size
         if spec.scale_rule is not None:

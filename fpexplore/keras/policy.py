@@ -223,6 +223,7 @@ class FormatPolicy:
             raise ValueError(f"role: unknown role {role!r}; expected one of {allowed}")
         if self.roles is not None and role in self.roles:
             spec = self.roles[role]
+            assert not isinstance(spec, str)  # check_roles made each an OperandSpec
             if spec is None or spec.history_len == self.amax_history_len:
                 return spec
             return dataclasses.replace(spec, history_len=self.amax_history_len)
@@ -272,8 +273,9 @@ class FormatPolicy:
         ):
             text = "float32" if spec is None else spec.describe()
             lines.append(f"  {label:10} {text}   ({where})")
-        for role, spec in (self.roles or {}).items():
-            lines.append(f"  {role:10} {'float32' if spec is None else spec.describe()}")
+        for role in self.roles or {}:
+            given = self.role_spec(role)
+            lines.append(f"  {role:10} {'float32' if given is None else given.describe()}")
         if self.weights is None:
             lines.append("  weights    float32")
         else:

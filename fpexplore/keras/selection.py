@@ -64,7 +64,7 @@ def select(selector: str, layers: list[Any], emulable: list[Any]) -> set[int]:
         k = int(position.group(2))
         chosen = emulable[:k] if position.group(1) == "first" else emulable[len(emulable) - k :]
         return {id(layer) for layer in chosen} if k else set()
-    found = set()
+    found: set[int] = set()
     for layer in layers:
         classes = {cls.__name__ for cls in type(layer).__mro__}
         if (

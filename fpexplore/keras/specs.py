@@ -96,7 +96,8 @@ format's name: mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8, nv
 
     def __post_init__(self) -> None:
         put = object.__setattr__
-        fmt, scaling = self.format, check_scaling(self.scaling, "scaling")
+        fmt: str | None = self.format
+        scaling = check_scaling(self.scaling, "scaling")
         if isinstance(fmt, str) and scaling == "none":
             try:
                 scaling = get_block_format(fmt).name  # a block format named as the format
