@@ -104,7 +104,9 @@ class EmulationReport:
                 text = "emulated: " + describe(policy)
             else:
                 text = "float32"
-            if reason is not None and reason != f"policy {self.name}":
+            if reason is not None and reason.split(";")[0] == f"policy {self.name}":
+                reason = reason.partition("; ")[2] or None
+            if reason is not None:
                 text += f" ({reason})"
             rows.append((name, kind, text))
         return rows

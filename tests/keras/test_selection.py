@@ -116,3 +116,13 @@ def test_a_hadamard_size_that_does_not_divide_the_batch(keras):
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match=r"roles\['wgrad\.(x|dy)'\]: hadamard=16 does not divide"):
         model.train_on_batch(keras.ops.ones((12, 8)), keras.ops.ones((12, 4)))
+
+
+def test_accumulator_models_sum_dense_layers_and_the_report_says_so(keras):
+    model = emulate(_model(keras), "deepseek_v3")
+    report = model.fpexplore_report
+    assert report.reason("conv").endswith(
+        "sums in float32 (accumulator models sum Dense layers' GEMMs)"
+    )
+    assert report.reason("head") == "policy deepseek_v3"
+    assert "accumulate fprop h100_fp8_promoted" in str(report)
