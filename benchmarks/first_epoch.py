@@ -24,6 +24,7 @@ import sys
 
 TARGET = 3.0
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the checkout's fpexplore, installed or not
 
 CHILD = r"""
 import collections, json, os, sys, time

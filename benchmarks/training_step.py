@@ -22,9 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import pathlib
 import platform
 import sys
 import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the checkout's fpexplore, installed or not
 
 TARGET = 3.0  # the fp8 and nvfp4 steps within 3x of the float32 step
 
