@@ -4,12 +4,13 @@ element in every rounding mode, and ``x * scale`` rounded once."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
 import numpy as np
 
-from fpexplore import BLOCK_FORMATS, Format, get_format
+from fpexplore import BLOCK_FORMATS, BlockFormat, Format, get_format
 from tests.explain_check import Value, oracle
 from tests.oracle import round_exact
 
@@ -84,3 +85,69 @@ def expected_scaled(
     if want.kind == "finite" and want.value == 0:
         want.neg = (given < 0 or (given == 0 and negative)) and fmt.has_negative_zero
     return want
+
+
+def _log2_ceil(x: Fraction) -> int:
+    e = _log2_floor(x)
+    return e if Fraction(2) ** e == x else e + 1
+
+
+def pow2_exponent(amax: Fraction, spec: BlockFormat, rule: str) -> int:
+    """The power-of-two scale's exponent by ``rule``, on the exact amax, clamped to
+    E8M0's -127..127 (torchao's ScaleCalculationMode, OCP MX v1.0 6.3)."""
+    if amax == 0:
+        return -127
+    m = 6 if spec.element == "int8" else get_format(spec.element).mantissa_bits
+    top = Fraction(127, 64) if spec.element == "int8" else Fraction(get_format(spec.element).max)
+    if rule == "floor":
+        e = _log2_floor(amax) - spec.emax_elem
+    elif rule == "ceil":
+        e = _log2_ceil(amax) - spec.emax_elem
+    elif rule == "even":  # amax rounded half up to m fraction bits, then the floor rule
+        q = Fraction(2) ** (_log2_floor(amax) - m)
+        e = _log2_floor(math.floor(amax / q + Fraction(1, 2)) * q) - spec.emax_elem
+    else:
+        e = _log2_ceil(amax / top)
+    return max(min(e, 127), -127)
+
+
+def expected_tiles(
+    x: np.ndarray, spec: BlockFormat, mode: str, axes: tuple[int, ...], sizes: tuple[int, ...],
+    rule: str = "floor",
+) -> np.ndarray:  # fmt: skip
+    """Block scaling on Fractions, block by block (1-D blocks or 2-D tiles over
+    ``axes`` of ``sizes``, edges scaled on their own), for finite ``x`` and any
+    scale kind: the dequantized values as an object array of Fractions."""
+    exact = np.empty(x.shape, object)
+    for index in np.ndindex(x.shape):
+        exact[index] = Fraction(float(x[index]))
+    out = np.empty(x.shape, object)
+    ranges = [range(0, n, sizes[axes.index(a)]) if a in axes else range(n)
+              for a, n in enumerate(x.shape)]  # fmt: skip
+    g = None
+    if spec.scale == "e4m3":
+        amax = max((abs(v) for v in exact.flat), default=Fraction(0))
+        g = round_exact(amax / 2688, get_format("float32"), "nearest_even") if amax else Fraction(1)
+        g = max(g, Fraction(2) ** -149)
+    for start in itertools.product(*ranges):
+        where = tuple(slice(s, s + sizes[axes.index(a)]) if a in axes else s
+                      for a, s in enumerate(start))  # fmt: skip
+        block = exact[where]
+        amax = max(abs(v) for v in block.flat)
+        if spec.scale in ("e8m0", "float32_pow2"):
+            scale = Fraction(2) ** pow2_exponent(amax, spec, rule)
+        elif spec.scale == "float32":
+            scale = round_exact(amax / Fraction(spec.max_elem), get_format("float32"),
+                                "nearest_even")  # fmt: skip
+        else:
+            assert g is not None
+            s = oracle(amax / (6 * g), get_format("float8_e4m3fn"), "nearest_even", "saturate")
+            scale = s.value * g
+        if scale == 0:
+            out[where] = Fraction(0)
+            continue
+        name = "mxint8" if spec.element == "int8" else spec.name
+        for index in np.ndindex(block.shape):
+            block[index] = _element(block[index] / scale, name, spec.element, mode) * scale
+        out[where] = block
+    return out

@@ -166,7 +166,7 @@ def _exponents(x: np.ndarray) -> np.ndarray:
 
 
 def _align(t: np.ndarray, alignment: str) -> np.ndarray:
-    return np.floor(t) if alignment == "truncate" else np.rint(t)
+    return np.asarray(np.floor(t) if alignment == "truncate" else np.rint(t))
 
 
 def _round_sum(x: np.ndarray, acc: Accumulator) -> np.ndarray:
@@ -179,7 +179,7 @@ def _round_sum(x: np.ndarray, acc: Accumulator) -> np.ndarray:
     t = np.ldexp(magnitude, -shift)
     n = np.trunc(t) if acc.final == "toward_zero" else np.rint(t)
     with np.errstate(over="ignore"):
-        return (np.copysign(np.ldexp(n, shift), x) + 0.0).astype(np.float32)
+        return np.asarray(np.copysign(np.ldexp(n, shift), x) + 0.0).astype(np.float32)
 
 
 def gemm(a: Any, b: Any, *, accumulate: str | Accumulator = "float32") -> np.ndarray:

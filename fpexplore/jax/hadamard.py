@@ -9,7 +9,7 @@ Examples
 --------
 >>> import jax, jax.numpy as jnp
 >>> jax.jit(lambda v: hadamard(v, 4))(jnp.array([4.0, 0.0, 0.0, 0.0])).tolist()
-[2.0, -2.0, 2.0, 2.0]
+[-2.0, -2.0, -2.0, -2.0]
 """
 
 from __future__ import annotations

@@ -27,12 +27,20 @@ def _scale_text(q: Any, info: dict[str, Any]) -> str:
         if code == 0xFF:
             return "shared scale X = NaN (E8M0 code 0xff: the block holds inf or NaN)"
         k = code - 127
+        rule = getattr(q, "scale_rule", None) or "floor"
+        if rule != "floor":
+            return (
+                f"shared scale X = 2**{k} ({rule} rule) = {info['scale']!r} (E8M0 code {code:#04x})"
+            )
         if info["amax"] > 0 and k > -127:
             e = math.frexp(info["amax"])[1] - 1
             rule = f"2**({e} - {spec.emax_elem})"
         else:
             rule = f"2**{k}"
         return f"shared scale X = {rule} = {info['scale']!r} (E8M0 code {code:#04x})"
+    if spec.scale in ("float32", "float32_pow2"):
+        kind = "a float32 power of two" if spec.scale == "float32_pow2" else "float32, amax / max"
+        return f"block scale X = {info['scale']!r} ({kind}, bits {info['scale_code']:#010x})"
     block_scale = info["scale"] / q.tensor_scale if q.tensor_scale else math.nan
     return (
         f"block scale s = {block_scale!r} (E4M3 code {info['scale_code']:#04x}) times "

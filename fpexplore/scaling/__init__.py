@@ -1,9 +1,13 @@
 """Scaled formats: per-tensor scales, OCP MX and NVFP4 blocks, and tensor reports.
 
 How a value travels: a tensor's amax (or an amax history) gives a per-tensor scale
-(:mod:`~fpexplore.scaling.per_tensor`), or each block of 32 (MX) or 16 (NVFP4)
-values gets a shared scale (:mod:`~fpexplore.scaling.block_formats` defines the
-block formats, :mod:`~fpexplore.scaling.blocks` quantizes and dequantizes); the
+(:mod:`~fpexplore.scaling.per_tensor`), or each block (32 values for MX, 16 for
+NVFP4, any size along any axis, or a 2-D tile) gets a shared scale
+(:mod:`~fpexplore.scaling.block_formats` defines the block formats,
+:mod:`~fpexplore.scaling.tiles` the block shapes and scale rules,
+:mod:`~fpexplore.scaling.block_kernels` the three kinds of scale,
+:mod:`~fpexplore.scaling.blocks` quantizes and dequantizes, and
+:mod:`~fpexplore.scaling.hadamard` spreads outliers before blocking); the
 scaled values are rounded into the element format by :mod:`fpexplore.codes`, and
 multiplied back. :mod:`~fpexplore.scaling.report` measures what a tensor loses in
 each format and scaling, with :mod:`~fpexplore.scaling.report_stats` accumulating

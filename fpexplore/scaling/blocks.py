@@ -55,11 +55,15 @@ __all__ = [
 class QuantizedBlocks:
     """An array quantized block by block (the result of :func:`quantize_blocks`).
 
-    ``scales`` holds one scale code per block (shape of the input with ``axis``
-    cut to the number of blocks): E8M0 codes for MX (code ``c`` is
-    ``2**(c - 127)``, 0xFF NaN), E4M3 codes for NVFP4. ``codes`` holds the element
-    codes (uint8, shape of the input; MXINT8's as two's-complement bytes).
-    ``values`` are the dequantized values (float64, shape of the input).
+    ``scales`` holds one scale code per block (shape of the input with each block
+    axis cut to its number of blocks): E8M0 codes for MX (code ``c`` is
+    ``2**(c - 127)``, 0xFF NaN), E4M3 codes for NVFP4, float32 bits (uint32) for
+    ``float32_pow2`` and ``float32`` scales. ``codes`` holds the element codes
+    (uint8, shape of the input; MXINT8's as two's-complement bytes). ``values``
+    are the dequantized values (float64, shape of the input). ``axis`` is an int
+    for 1-D blocks and a pair for 2-D tiles (:attr:`axes` is always a tuple);
+    ``block_shape`` the block's size along each block axis; ``scale_rule`` the
+    rule of a power-of-two scale (None for the others).
     """
 
     format: BlockFormat
@@ -114,7 +118,8 @@ class QuantizedBlocks:
             position = tuple(int(i) for i in index)
         else:
             position = tuple(int(i) for i in np.unravel_index(index, self.scales.shape))
-        sizes = self.block_shape or (int(self.format.block_size),)  # type: ignore[call-overload]
+        default = self.format.block_size
+        sizes = self.block_shape or (default if isinstance(default, tuple) else (default,))
         where = tile_slices(position, self.axes, sizes)
         x, codes, values = (a[where].reshape(-1) for a in (self.input, self.codes, self.values))
         scale = float(self.scale_values[position]) * (self.tensor_scale or 1.0)
@@ -221,7 +226,7 @@ def quantize_blocks(
     >>> w.scales.shape, w.block_size
     ((2, 3), (16, 16))
     >>> quantize_blocks([7.0, 1.0], "mxfp4", scale_rule="rceil").values.tolist()  # X = 2
-    [8.0, 2.0]
+    [8.0, 1.0]
     """
     spec = get_block_format(fmt)
     check_rounding(rounding)

@@ -18,6 +18,13 @@ same order, so the two agree bit for bit on float32 inputs wherever no value is
 below float32's normal range (XLA's CPU flushes such values to zero).
 ``inverse=True`` applies ``Qᵀ``: the butterflies, the scaling, then the signs.
 
+What it buys depends on the scale: on heavy-tailed tensors (Student's t with 2
+degrees of freedom, 1024 x 64, blocks along the 1024) a 32-point transform raises
+MXFP4's SNR from 15.9 dB to 18.6 dB (its power-of-two scale per 32 wastes range on
+an outlier), while NVFP4's E4M3 scale per 16 already follows the outlier and the
+16-point transform lowers its SNR from 23.0 dB to 21.2 dB
+(tests/scaling/test_hadamard.py).
+
 Examples
 --------
 >>> y = hadamard(np.array([4.0, 0.0, 0.0, 0.0]), size=4, seed=0)

@@ -132,6 +132,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             else:
                 assert row.block is not None
                 k, emax = row.block.block_size, row.block.emax_elem
+                assert isinstance(k, int)  # 2-D rows arrive as 1-D twins (report_tiles)
                 if k not in blocks:
                     blocks[k] = Blocks(a, k, shared)
                 stats.clipped = blocks[k].round(a, emax, r32, (y, t, q, c))

@@ -117,7 +117,8 @@ def make_plan(
 def row_align(rows: list[Row]) -> int:
     """The alignment of pieces and chunks along the block axis: :data:`ALIGN` and
     every block size of ``rows`` divide it."""
-    return math.lcm(ALIGN, *(row.block.block_size for row in rows if row.block is not None))
+    sizes = [row.block.block_size for row in rows if row.block is not None]
+    return math.lcm(ALIGN, *(math.prod(b) if isinstance(b, tuple) else b for b in sizes))
 
 
 def stored_limits(fmt: Format, scale: float = 1.0) -> tuple[np.float32, np.float32]:

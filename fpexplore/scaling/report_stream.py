@@ -24,6 +24,7 @@ from . import report_stats as S
 from .report_chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
 from .report_narrow import narrow_piece_stats
 from .report_rows import Row, RowPlan, Work, make_plan, row_align
+from .report_tiles import flat_row, is_tiled, tiles_as_blocks
 from .report_wide import wide_piece_stats
 
 __all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats", "piece_stats"]
@@ -111,7 +112,26 @@ def numpy_stats(
     """Statistics of a numpy array (a memory map read chunk by chunk); ``advance``
     is told how many values each chunk (of each pass) covered; ``figure=False``
     leaves out the ``|x|`` histogram (only the report's figure reads it);
-    ``narrow=False`` takes the wide route whatever the dtype (for the tests)."""
+    ``narrow=False`` takes the wide route whatever the dtype (for the tests).
+    A row of 2-D blocks is computed on the tensor's tiles laid out as 1-D blocks
+    (:mod:`~fpexplore.scaling.report_tiles`)."""
+    if any(is_tiled(row) for row in rows):
+        plain = [row for row in rows if not is_tiled(row)]
+        base, amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,
+                                 narrow=narrow)  # fmt: skip
+        found = iter(base.rows)
+        merged = []
+        for row in rows:
+            if not is_tiled(row):
+                merged.append(next(found))
+                continue
+            assert row.block is not None and isinstance(row.block.block_size, tuple)
+            tiles = tiles_as_blocks(x, axis, *row.block.block_size)
+            part, _ = numpy_stats(tiles, [flat_row(row)], 1, chunk_bytes, figure=False,
+                                  narrow=narrow)  # fmt: skip
+            merged.append(part.rows[0])
+        base.rows[:] = merged
+        return base, amax
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
     align = row_align(rows)
     threads = min(_threads(x.size), 8)

@@ -195,6 +195,7 @@ def _block_row(
     block = row.block
     assert block is not None
     k = block.block_size
+    assert isinstance(k, int)  # 2-D rows arrive as their 1-D twins (report_tiles)
     element = block.element_format
     if rounder is None:  # NVFP4, MXINT8: the general route
         tensor_amax = plan.tensor_amax if block.scale == "e4m3" else None

@@ -70,7 +70,7 @@ def block_layout(
     distinct axes (2-D tiles); ``block_size`` an int, a pair, or None for
     ``default`` (the format's). A pair of sizes with an int ``axis`` tiles the last
     two axes; a pair of axes with an int size (or None) uses it along both."""
-    size = default if block_size is None else block_size
+    size: Any = default if block_size is None else block_size
     pair_axes = isinstance(axis, tuple | list)
     pair_size = isinstance(size, tuple | list)
     if (pair_size and len(size) != 2) or (pair_axes and len(axis) != 2):
@@ -116,13 +116,15 @@ def pow2_exponents(
     fraction, exponent = np.frexp(amax)  # amax = fraction * 2**exponent, fraction in [0.5, 1)
     exponent = exponent.astype(np.int64)
     if rule == "floor":
-        return exponent - 1 - emax_elem
-    if rule == "ceil":
-        return exponent - 1 + (fraction != 0.5) - emax_elem
-    if rule == "even":  # the significand 2 f rounded half up to mantissa_bits carries to 2
-        return exponent - 1 + (fraction >= 1 - 2.0 ** -(mantissa_bits + 2)) - emax_elem
-    max_fraction, max_exponent = np.frexp(max_elem)
-    return exponent - max_exponent + (fraction > max_fraction)  # rceil: amax / max <= 2**e
+        out = exponent - 1 - emax_elem
+    elif rule == "ceil":
+        out = exponent - 1 + (fraction != 0.5) - emax_elem
+    elif rule == "even":  # the significand 2 f rounded half up to mantissa_bits carries to 2
+        out = exponent - 1 + (fraction >= 1 - 2.0 ** -(mantissa_bits + 2)) - emax_elem
+    else:  # rceil: amax / max_elem <= 2**e
+        max_fraction, max_exponent = np.frexp(max_elem)
+        out = exponent - max_exponent + (fraction > max_fraction)
+    return np.asarray(out, np.int64)
 
 
 def to_tiles(

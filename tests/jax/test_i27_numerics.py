@@ -1,0 +1,90 @@
+"""fpexplore.jax's blocks, Hadamard transform and gemm against numpy, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+import fpexplore as fpx  # noqa: E402
+import fpexplore.jax as fjax  # noqa: E402
+
+F32 = fpx.BlockFormat("f32_e4m3", "float8_e4m3fn", 32, "float32", 8)
+F32_INT8 = fpx.BlockFormat("f32_int8", "int8", 32, "float32", 0)
+POW2 = fpx.BlockFormat("pow2_e2m1", "float4_e2m1fn", 16, "float32_pow2", 2)
+CASES = [
+    ("nvfp4", (0, 1), (16, 16), None),
+    ("nvfp4", 0, 1, None),
+    ("mxfp8_e4m3", -1, 7, "rceil"),
+    ("mxfp4", (1, 0), (4, 8), "even"),
+    ("mxint8", 0, 32, "ceil"),
+    (F32, (0, 1), (16, 16), None),
+    (F32_INT8, -1, 5, None),
+    (POW2, 1, 16, "rceil"),
+]
+
+
+def _tensor(shape: tuple[int, ...]) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape) * np.exp(2 * rng.standard_normal(shape))
+    x[0, :5] = 0.0
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{getattr(c[0], 'name', c[0])}-{c[2]}")
+@pytest.mark.parametrize("mode", ["nearest_even", "down"])
+def test_quantize_blocks_bit_for_bit(case: tuple, mode: str) -> None:
+    fmt, axis, size, rule = case
+    x = _tensor((37, 45))
+    want = fpx.quantize_blocks(x, fmt, mode, axis=axis, block_size=size, scale_rule=rule)
+    got = jax.jit(lambda v: fjax.quantize_blocks(v, fmt, mode, axis=axis, block_size=size,
+                                                 scale_rule=rule))(x)  # fmt: skip
+    np.testing.assert_array_equal(
+        np.asarray(got).view(np.uint32), want.values.astype(np.float32).view(np.uint32)
+    )
+
+
+def test_tensor_amax_is_the_numpy_one() -> None:
+    x = _tensor((8, 32))
+    want = fpx.quantize_blocks(x, "nvfp4", tensor_amax=1000.0).values.astype(np.float32)
+    got = jax.jit(lambda v, t: fjax.quantize_blocks(v, "nvfp4", tensor_amax=t))(x, 1000.0)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("size", [1, 4, 16, 128])
+@pytest.mark.parametrize("inverse", [False, True])
+def test_hadamard_bit_for_bit(size: int, inverse: bool) -> None:
+    x = np.random.default_rng(size).standard_t(2, (128, 24)).astype(np.float32)
+    want = fpx.hadamard(x, size, axis=0, seed=4, inverse=inverse)
+    got = jax.jit(lambda v: fjax.hadamard(v, size, axis=0, seed=4, inverse=inverse))(x)
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32))
+
+
+CUSTOM = fpx.Accumulator(
+    group=8, bits=20, alignment="nearest", final="nearest_even", promote_every=64
+)
+
+
+@pytest.mark.parametrize("acc", ["h100_fp8", "h100_fp8_promoted", CUSTOM])
+def test_gemm_bit_for_bit(acc: object) -> None:
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((6, 300)) * np.exp(2 * rng.standard_normal((6, 300)))).astype(
+        np.float32
+    )
+    b = rng.standard_normal((300, 5)).astype(np.float32)
+    b[:7] = 0.0
+    want = fpx.gemm(a, b, accumulate=acc)
+    got = jax.jit(lambda x, y: fjax.gemm(x, y, accumulate=acc))(a, b)
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32))
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="2-D block .* at least 2 dimensions"):
+        fjax.quantize_blocks(np.ones(32, np.float32), "nvfp4", axis=(0, 1), block_size=(16, 16))
+    with pytest.raises(ValueError, match="size must be a power of two"):
+        fjax.hadamard(np.ones(12, np.float32), 12)
+    with pytest.raises(ValueError, match="must divide the length"):
+        fjax.hadamard(np.ones(24, np.float32), 16)
+    with pytest.raises(ValueError, match="accumulate must be"):
+        fjax.gemm(np.ones((2, 2)), np.ones((2, 2)), accumulate="b300")
