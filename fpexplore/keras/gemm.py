@@ -12,7 +12,8 @@ from the float32 tensor, with the role's format, scaling, rounding and blocks al
 its own axes (:class:`Operand`); a role of None leaves the tensor in float32. A
 wgrad operand with ``hadamard`` is first multiplied by a random Hadamard matrix along
 its summed axis (both operands by the same one, so ``xᵀ dY`` is unchanged in exact
-arithmetic). Where two roles of one tensor would be quantized alike (the same spec,
+arithmetic; a batch that is not a multiple of the size is padded with zero rows, as
+both operands are). Where two roles of one tensor would be quantized alike (the same spec,
 not stochastic, the same blocks), the forward's copy is reused rather than computed
 again. The products sum in float32 unless the policy names another accumulator.
 With delayed scaling the histories of ``x`` and ``w`` are read as the forward read
@@ -104,12 +105,9 @@ def quantize_operand(x: Any, op: Operand, key: Any, history: Any, seed: int) -> 
     ndim = x.ndim
     axis, other = op.axis % ndim, op.other % ndim
     if spec.hadamard is not None:
-        if x.shape[axis] % spec.hadamard:
-            raise ValueError(
-                f"roles[{op.role!r}]: hadamard={spec.hadamard} does not divide the summed "
-                f"axis {axis} of length {x.shape[axis]} (shape {tuple(x.shape)}); expected a "
-                "power of two that divides it"
-            )
+        short = -x.shape[axis] % spec.hadamard
+        if short:  # a partial batch: zero rows, which add nothing to xᵀ dY
+            x = jnp.pad(x, [(0, short if i == axis else 0) for i in range(ndim)])
         x = fpx_jax.hadamard(x, spec.hadamard, axis=axis, seed=seed)
     if not spec.is_block:
         return quantize(x, spec, key=key, history=history)
@@ -122,7 +120,7 @@ def quantize_operand(x: Any, op: Operand, key: Any, history: Any, seed: int) -> 
     axes: int | tuple[int, int] = first if axis < other else second
     if spec.is_2d:
         axes = (first, second) if axis < other else (second, first)
-    return quantize(grouped, spec, axis=axes, key=key).reshape(shape)
+    return quantize(grouped, spec, axis=axes, key=key).reshape(shape)  # padded, if it was
 
 
 def _no_cotangent(value: Any) -> Any:

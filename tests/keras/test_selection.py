@@ -107,15 +107,33 @@ def test_bad_roles_blocks_and_accumulators_are_named(make, message):
         make()
 
 
-def test_a_hadamard_size_that_does_not_divide_the_batch(keras):
+def test_a_partial_batch_is_padded_for_the_hadamard_transform(keras):
+    """12 rows and a Hadamard transform of 16: both wgrad operands get 4 zero rows,
+    which add nothing to dW: the same step as the 16 rows with 4 of them zero."""
+    import numpy as np
+
     spec = OperandSpec("mxfp4", hadamard=16)
-    model = emulate(
-        keras.Sequential([keras.Input((8,)), keras.layers.Dense(4)]),
-        FormatPolicy(roles={"wgrad.x": spec, "wgrad.dy": spec}),
-    )
-    model.compile(optimizer="sgd", loss="mse")
-    with pytest.raises(ValueError, match=r"roles\['wgrad\.(x|dy)'\]: hadamard=16 does not divide"):
-        model.train_on_batch(keras.ops.ones((12, 8)), keras.ops.ones((12, 4)))
+    kernels = []
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 8)).astype(np.float32)
+    t = rng.standard_normal((16, 4)).astype(np.float32)
+    x[12:], t[12:] = 0, 0
+    for rows in (12, 16):
+        keras.utils.set_random_seed(0)
+        model = emulate(
+            keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, use_bias=False)]),
+            FormatPolicy(roles={"wgrad.x": spec, "wgrad.dy": spec}),
+        )
+        model.layers[0].kernel.assign(np.ones((8, 4), np.float32))
+
+        def loss(t, y, rows=rows):  # the mean over 12 rows as over 16
+            return keras.ops.sum(y * t, -1) * rows / 16
+
+        model.compile(optimizer="sgd", loss=loss)
+        model.train_on_batch(x[:rows], t[:rows])
+        kernels.append(np.array(model.layers[0].kernel.value))
+    np.testing.assert_array_equal(*kernels)
+    assert not np.array_equal(kernels[0], np.ones((8, 4)))
 
 
 def test_accumulator_models_sum_dense_layers_and_the_report_says_so(keras):
