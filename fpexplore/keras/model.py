@@ -156,7 +156,9 @@ def emulate_model(
             emulate_layer(layer, layer_policy, seed=layer_policy.seed * 7919 + index)
         rows.append((layer.name, type(layer).__name__, emulated))
         if id(layer) in chosen:
-            models = {layer_policy.accumulator(g) for g in GEMMS} if emulated else {"float32"}
+            models = {"float32"}
+            if layer_policy is not None and emulated:
+                models = {layer_policy.accumulator(g) for g in GEMMS}
             if models != {"float32"} and kind_of(layer) != "dense":
                 reason += "; sums in float32 (accumulator models sum Dense layers' GEMMs)"
             reasons.append((layer.name, layer_policy if emulated else None, reason))
