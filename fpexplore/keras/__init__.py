@@ -21,19 +21,33 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .policy import SCALINGS, FormatPolicy, OperandSpec
+from .policy import ROLES, SCALINGS, FormatPolicy, OperandSpec
 from .presets import PRESETS, get_policy
 
 if TYPE_CHECKING:
     from .report import EmulationReport
 
-__all__ = ["PRESETS", "SCALINGS", "EmulationReport", "FormatPolicy", "OperandSpec", "emulate"]
+__all__ = [
+    "PRESETS",
+    "ROLES",
+    "SCALINGS",
+    "EmulationReport",
+    "FormatPolicy",
+    "OperandSpec",
+    "emulate",
+]
 
 
-def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = ()) -> Any:
+def emulate(
+    model: Any,
+    policy: FormatPolicy | str,
+    *,
+    exclude: Iterable[str] | str = (),
+    overrides: Mapping[str, FormatPolicy | str | None] | None = None,
+) -> Any:
     """Make ``model`` predict and train under ``policy``; returns the same model.
 
     Parameters
@@ -44,9 +58,20 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
         stored in the format when ``fit``, ``evaluate`` or ``predict`` builds it.
     policy : FormatPolicy or str
         A policy, or the name of one of :data:`PRESETS`.
-    exclude : names of layers (or one name)
+    exclude : selectors of layers (or one)
         Layers to leave in float32, as ``dtype="float32"`` opts one layer out of
         Keras' mixed precision (the weights format still applies to their weights).
+        A selector is a layer's name, a glob over the names (``"block_*"``), a layer
+        class name (``"Conv2D"``: that class and its subclasses), or a position among
+        the layers of an emulated kind in the model's order (``"first:2"``,
+        ``"last:8"``); one that selects nothing is a ValueError.
+    overrides : mapping or None
+        Selectors (as ``exclude``) to the policy those layers compute under instead: a
+        :class:`FormatPolicy`, a preset name or None (float32). They come after the
+        policy's own ``overrides`` (a recipe's rule, such as NVFP4's last layers in
+        BF16), a later key wins, and ``exclude`` comes last. A layer's policy chooses
+        its GEMMs' operands and accumulators; the weights format, master weights and
+        loss scaling are ``policy``'s, for every layer.
 
     Returns
     -------
@@ -54,8 +79,9 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
         ``model`` itself. Its ``Dense``, ``EinsumDense`` and ``Conv1D/2D/3D`` layers
         round their operands into ``policy.forward`` and the gradient of their
         output into ``policy.backward``; other layers run in float32.
-        ``model.fpexplore_report`` lists which layer is which (``model.summary()``
-        prints it too), ``model.fpexplore_policy`` is the policy. At ``compile``
+        ``model.fpexplore_report`` lists which layer is which, with the policy each
+        layer got and why (``model.summary()`` prints it too; ``policy_of`` and
+        ``reason`` answer for one layer), ``model.fpexplore_policy`` is the policy. At ``compile``
         the optimizer is wrapped to round the weights into ``policy.weights`` after
         each step (keeping float32 masters if asked) and to scale the loss.
 
@@ -80,7 +106,7 @@ def emulate(model: Any, policy: FormatPolicy | str, *, exclude: Iterable[str] = 
     from .model import emulate_model
 
     names = (exclude,) if isinstance(exclude, str) else tuple(exclude)
-    return emulate_model(model, get_policy(policy), exclude=names)
+    return emulate_model(model, get_policy(policy), exclude=names, overrides=overrides)
 
 
 def __getattr__(name: str) -> Any:

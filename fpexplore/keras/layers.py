@@ -23,8 +23,8 @@ import jax
 
 from .. import jax as fpx_jax
 from ._backend import keras
-from .operands import backward_rounded, forward_operand
-from .policy import FormatPolicy, OperandSpec
+from .gemm import Operand, Plan, product
+from .policy import FormatPolicy
 from .subclasses import behind_own_call, refuse_quantize, with_training
 
 __all__ = ["EMULATED", "FormatState", "emulate_layer", "kind_of"]
@@ -54,45 +54,53 @@ class FormatState(keras.layers.Layer):
     """The state of one emulated layer: amax histories and stochastic seeds.
 
     ``inputs_amax_history`` and ``kernel_amax_history`` (non-trainable) are updated
-    by the forward pass in training; ``grad_amax_history`` is trainable with
-    ``overwrite_with_gradient``: the backward pass returns its new value as its
-    gradient, as Keras' float8 layers do. ``model.save`` and ``save_weights`` write
-    them (and the seed generator's state) by name; ``load_weights`` restores them into
-    a model emulated again.
+    by the forward pass in training when a role of ``x`` (or of ``w``) has delayed
+    scaling; ``grad_amax_history`` is trainable with ``overwrite_with_gradient``: the
+    backward pass returns its new value as its gradient, as Keras' float8 layers do.
+    ``model.save`` and ``save_weights`` write them (and the seed generator's state) by
+    name; ``load_weights`` restores them into a model emulated again.
     """
 
     def __init__(self, policy: FormatPolicy, seed: int, **kwargs: Any) -> None:
         super().__init__(dtype="float32", **kwargs)
-        forward, backward = policy.forward_spec, policy.backward_spec
+        specs = policy.role_specs
         history = {
             "shape": (policy.amax_history_len,),
             "initializer": "zeros",
             "dtype": "float32",
             "autocast": False,
         }
+
+        def delayed(tensor: str) -> bool:
+            return any(
+                s is not None and s.scaling == "delayed"
+                for role, s in specs.items()
+                if role.endswith("." + tensor)
+            )
+
         self.inputs_amax_history = self.kernel_amax_history = self.grad_amax_history = None
-        if forward is not None and forward.scaling == "delayed":
+        if delayed("x"):
             self.inputs_amax_history = self.add_weight(
                 name="inputs_amax_history", trainable=False, **history
             )
+        if delayed("w"):
             self.kernel_amax_history = self.add_weight(
                 name="kernel_amax_history", trainable=False, **history
             )
-        if backward is not None and backward.scaling == "delayed":
+        if delayed("dy"):
             self.grad_amax_history = self.add_weight(
                 name="grad_amax_history", trainable=True, overwrite_with_gradient=True, **history
             )
-        stochastic = any(s is not None and s.rounding == "stochastic" for s in (forward, backward))
+        stochastic = any(s is not None and s.rounding == "stochastic" for s in specs.values())
         self.seed_generator = keras.random.SeedGenerator(seed) if stochastic else None
         self.built = True
 
-    def keys(self) -> tuple[Any, Any, Any]:
-        """Three fresh keys (inputs, kernel, gradient), or Nones without stochastic rounding."""
+    def key(self) -> Any:
+        """A fresh key of this step, or None without stochastic rounding."""
         if self.seed_generator is None:
-            return None, None, None
+            return None
         state = self.seed_generator.next()
-        key = jax.random.fold_in(jax.random.fold_in(jax.random.key(0), state[0]), state[1])
-        return jax.random.fold_in(key, 0), jax.random.fold_in(key, 1), jax.random.fold_in(key, 2)
+        return jax.random.fold_in(jax.random.fold_in(jax.random.key(0), state[0]), state[1])
 
     def _state(self) -> dict[str, Any]:
         named = {
@@ -126,61 +134,91 @@ class FormatState(keras.layers.Layer):
             variable.assign(store[name])
 
 
+Axes = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
+"""Per tensor (``x``, ``w``, ``dY``): the axis summed by its first GEMM and by its
+second (x: fprop, wgrad; w: fprop, dgrad; dY: dgrad, wgrad)."""
+
+
 class _Emulation:
     """One layer's rounding: the policy's specs, its state, and the training flag."""
 
     def __init__(self, layer: Any, policy: FormatPolicy, state: FormatState) -> None:
         self.layer = layer
-        self.forward: OperandSpec | None = policy.forward_spec
-        self.backward: OperandSpec | None = policy.backward_spec
+        self.specs = policy.role_specs
+        self.policy = policy
         self.state = state
         self.training = False
         self.products = 0  # how many products ran: a call that ran none did not emulate
 
-    def _operand(self, x: Any, spec: OperandSpec, variable: Any, axis: int, key: Any) -> Any:
-        history = None
-        if variable is not None:
-            history = keras.ops.convert_to_tensor(variable)
-            if self.training:
-                variable.assign(fpx_jax.record_amax(history, x))
-        return forward_operand(x, spec, axis=axis, key=key, history=history)
+    def plan(self, axes: Axes, groups: int = 1, *, dense: bool = False) -> Plan:
+        """The layer's six operands, given each tensor's pair of summed axes."""
+        (xk, xm), (wk, wn), (yn, ym) = axes
+        s = self.specs
+        g = (groups, 1), (1, groups)
+        operands = (
+            Operand(s["fprop.x"], xk, xm, g[0], "fprop.x"),
+            Operand(s["fprop.w"], wk, wn, g[1], "fprop.w"),
+            Operand(s["dgrad.dy"], yn, ym, g[0], "dgrad.dy"),
+            Operand(s["dgrad.w"], wn, wk, g[0], "dgrad.w"),
+            Operand(s["wgrad.x"], xm, xk, g[1], "wgrad.x"),
+            Operand(s["wgrad.dy"], ym, yn, g[1], "wgrad.dy"),
+        )
+        accumulate = ("float32",) * 3
+        if dense:  # accumulator models sum a Dense layer's matmuls; others sum in float32
+            accumulate = tuple(self.policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad"))
+        return Plan(operands, seed=self.policy.seed, accumulate=accumulate)
 
-    def product(
-        self,
-        op: Callable[[Any, Any], Any],
-        inputs: Any,
-        kernel: Any,
-        axes: tuple[int, int],
-        out_axis: int = -1,
-    ) -> Any:
-        """``op(inputs, kernel)`` on rounded operands, its gradient rounded on the way back
-        (in blocks along ``out_axis``, the output's features or channels)."""
+    def _history(self, variable: Any, x: Any) -> Any:
+        if variable is None:
+            return None
+        history = keras.ops.convert_to_tensor(variable)
+        if self.training:
+            variable.assign(fpx_jax.record_amax(history, x))
+        return history
+
+    def product(self, op: Callable[[Any, Any], Any], inputs: Any, kernel: Any, plan: Plan) -> Any:
+        """``op(inputs, kernel)``, its three GEMMs quantized as ``plan`` says (float32
+        products and sums, on a GPU too, where JAX's default precision multiplies
+        float32 in TF32)."""
         self.products += 1
-        keys = self.state.keys()
         kernel = keras.ops.convert_to_tensor(kernel)
-        if self.forward is not None:
-            inputs = self._operand(
-                inputs, self.forward, self.state.inputs_amax_history, axes[0], keys[0]
-            )
-            kernel = self._operand(
-                kernel, self.forward, self.state.kernel_amax_history, axes[1], keys[1]
-            )
-        # Float32 products and sums, on a GPU too, where JAX's default precision multiplies
-        # float32 in TF32 (the gradients' matmuls inherit the forward's precision).
-        with jax.default_matmul_precision("float32"):
-            outputs = op(inputs, kernel)
-        if self.backward is not None:
-            history = self.state.grad_amax_history
-            if history is not None:
-                history = keras.ops.convert_to_tensor(history)
-            outputs = backward_rounded(
-                outputs, self.backward, axis=out_axis, key=keys[2], history=history
-            )
-        return outputs
+        inputs = keras.ops.convert_to_tensor(inputs)
+        state = self.state
+        hdy = state.grad_amax_history
+        histories = (
+            self._history(state.inputs_amax_history, inputs),
+            self._history(state.kernel_amax_history, kernel),
+            None if hdy is None else keras.ops.convert_to_tensor(hdy),
+        )
+        return product(op, inputs, kernel, plan, histories=histories, key=state.key())
+
+
+def _letters_axes(equation: str, ndims: tuple[int, int, int]) -> Axes:
+    """Per operand of an einsum, the axes its three GEMMs sum (the last such letter)."""
+    operands, output = equation.replace(" ", "").split("->")
+    left, right = operands.split(",")
+    terms = (left, right, output)
+
+    def axis(term: str, letter: str, ndim: int) -> int:
+        if "..." not in term:
+            return term.index(letter)
+        head, tail = term.split("...")  # the ellipsis stands for any number of axes
+        return head.index(letter) if letter in head else ndim - len(tail) + tail.index(letter)
+
+    def summed(a: int, b: int, c: int, fallback: tuple[int, int]) -> tuple[int, int]:
+        letters = [ch for ch in terms[a] if ch in terms[b] and ch not in terms[c] and ch != "."]
+        if not letters:
+            return fallback
+        return axis(terms[a], letters[-1], ndims[a]), axis(terms[b], letters[-1], ndims[b])
+
+    xk, wk = summed(0, 1, 2, (ndims[0] - 1, 0))  # fprop: in x and w, not in y
+    wn, yn = summed(1, 2, 0, (ndims[1] - 1, ndims[2] - 1))  # dgrad: in w and y, not in x
+    xm, ym = summed(0, 2, 1, (0, 0))  # wgrad: in x and y, not in w
+    return (xk, xm), (wk, wn), (yn, ym)
 
 
 def _einsum_axes(equation: str) -> tuple[int, int]:
-    """The axis of each operand that the einsum sums over (the last such letter)."""
+    """The axis of each operand that the einsum's forward sums (the last such letter)."""
     operands, output = equation.replace(" ", "").split("->")
     left, right = operands.split(",")
     summed = [c for c in left if c in right and c not in output and c != "."]
@@ -191,7 +229,7 @@ def _einsum_axes(equation: str) -> tuple[int, int]:
     def axis(term: str) -> int:
         if "..." not in term:
             return term.index(letter)
-        head, tail = term.split("...")  # the ellipsis stands for any number of axes
+        head, tail = term.split("...")
         return head.index(letter) if letter in head else tail.index(letter) - len(tail)
 
     return axis(left), axis(right)
@@ -235,7 +273,6 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
     refuse_quantize(layer)
 
     if kind == "conv":
-        channels = -1 if layer.data_format == "channels_last" else 1
         convolve = layer.convolution_op
         call = layer.call
         if isinstance(layer, keras.layers.Conv1D):  # its call convolves without convolution_op
@@ -246,26 +283,32 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
                 behind_own_call(layer, "conv1d", steps)
 
         def convolution_op(inputs: Any, kernel: Any) -> Any:
-            return emulation.product(convolve, inputs, kernel, (channels, -2), channels)
+            rank = len(inputs.shape)  # channels, and the batch the wgrad sums
+            channels = rank - 1 if layer.data_format == "channels_last" else 1
+            k = len(kernel.shape)
+            axes = (channels, 0), (k - 2, k - 1), (channels, 0)
+            plan = emulation.plan(axes, groups=getattr(layer, "groups", 1))
+            return emulation.product(convolve, inputs, kernel, plan)
 
         layer.convolution_op = convolution_op
         with_training(layer, emulation, call)
         return state
 
-    if kind == "dense":
-        axes = (-1, 0)
-
-        def op(a: Any, b: Any) -> Any:
+    def op(a: Any, b: Any) -> Any:
+        if kind == "dense":
             return keras.ops.matmul(a, b)
+        return keras.ops.einsum(layer.equation, a, b)
 
-    else:
-        axes = _einsum_axes(layer.equation)
-
-        def op(a: Any, b: Any) -> Any:
-            return keras.ops.einsum(layer.equation, a, b)
+    def axes_of(inputs: Any) -> Axes:
+        rank = len(inputs.shape)
+        if kind == "dense":  # the tokens (or the batch) next to the features
+            return (rank - 1, max(rank - 2, 0)), (0, 1), (rank - 1, max(rank - 2, 0))
+        out = len(layer.compute_output_shape(inputs.shape))
+        return _letters_axes(layer.equation, (rank, len(layer.kernel.shape), out))
 
     def dense_steps(inputs: Any) -> Any:
-        x = emulation.product(op, inputs, layer.kernel, axes)
+        plan = emulation.plan(axes_of(inputs), dense=kind == "dense")
+        x = emulation.product(op, inputs, layer.kernel, plan)
         if layer.bias is not None:
             x = keras.ops.add(x, layer.bias)
         if layer.activation is not None:

@@ -19,6 +19,7 @@ How a model changes, in place:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 from .. import round_to
 from .policy import FormatPolicy
 from .presets import PRESETS
+from .roles import GEMMS
 from .seeds import stream_seed
 
 __all__ = ["emulate_model"]
@@ -134,7 +136,13 @@ def _refuse_quantize(model: Any) -> None:
     object.__setattr__(model, "quantize", quantize)
 
 
-def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] = ()) -> Any:
+def emulate_model(
+    model: Any,
+    policy: FormatPolicy,
+    *,
+    exclude: tuple[str, ...] = (),
+    overrides: Mapping[str, Any] | None = None,
+) -> Any:
     """The body of :func:`fpexplore.keras.emulate` (``policy`` already resolved)."""
     from ._backend import require_jax
 
@@ -142,6 +150,7 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     from .coverage import Coverage, model_layers
     from .layers import emulate_layer, kind_of
     from .report import EmulationReport
+    from .selection import assign
 
     if not isinstance(model, keras.Model):
         raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")
@@ -150,29 +159,43 @@ def emulate_model(model: Any, policy: FormatPolicy, *, exclude: tuple[str, ...] 
     for layer in layers:
         if kind_of(layer) is not None:
             _check_layer(layer)
-    unknown = sorted(set(exclude) - {layer.name for layer in layers})
-    if unknown:
-        raise ValueError(f"exclude: model {model.name!r} has no layers named {unknown}")
+    emulable = [layer for layer in layers if not isinstance(layer, keras.Model) and kind_of(layer)]
+    name = next((k for k, v in PRESETS.items() if v is policy), "custom")
+    chosen = assign(policy, name, layers, emulable, exclude=exclude, overrides=overrides,
+                    model_name=model.name)  # fmt: skip
     if policy.weights is not None and model.built:  # else when Keras builds it
         _round_weights(_weights(model), policy.weights)
-    rounds = policy.forward_spec is not None or policy.backward_spec is not None
+    reasons: dict[int, tuple[str, FormatPolicy | None, str]] = {}
 
     def decide(layer: Any, index: int, excluded: bool) -> bool | None:
         if isinstance(layer, keras.Model):  # a sub-model: its layers have rows of their own
             return None
-        if not rounds or excluded or kind_of(layer) is None:
+        if kind_of(layer) is None:
             return False
-        _check_layer(layer)
-        emulate_layer(layer, policy, seed=stream_seed(policy.seed, 0, index))
-        return True
-
-    name = next((k for k, v in PRESETS.items() if v is policy), "custom")
+        if excluded and id(layer) not in chosen:  # made later, inside an excluded layer
+            layer_policy, reason = None, "inside an excluded layer"
+        else:  # a layer made later gets the model's policy
+            layer_policy, reason = chosen.get(id(layer), (policy, f"policy {name}, made later"))
+        emulated = layer_policy is not None and layer_policy.rounds_operands
+        if layer_policy is not None and emulated:
+            _check_layer(layer)
+            emulate_layer(layer, layer_policy, seed=stream_seed(layer_policy.seed, 0, index))
+            models = {layer_policy.accumulator(g) for g in GEMMS}
+            if models != {"float32"} and kind_of(layer) != "dense":
+                reason += "; sums in float32 (accumulator models sum Dense layers' GEMMs)"
+        reasons[id(layer)] = (layer.name, layer_policy if emulated else None, reason)
+        return emulated
 
     def report() -> None:
         rows = coverage.rows()
-        object.__setattr__(model, "fpexplore_report", EmulationReport(policy, name, rows))
+        said = tuple(reasons.values())
+        object.__setattr__(model, "fpexplore_report", EmulationReport(policy, name, rows, said))
 
-    named = [layer for layer in layers if layer.name in exclude]
+    named = [
+        layer
+        for layer in layers
+        if layer.name in set(exclude) or chosen.get(id(layer), (None, ""))[1].startswith("excl")
+    ]
     coverage = Coverage(model, decide, named, on_change=report)
     coverage.visit()
     coverage.hook_model()

@@ -33,9 +33,12 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..formats import warn_custom_format
+from .roles import GEMMS, ROLES, FrozenMap, check_accumulate, check_roles
 from .specs import (
     SCALINGS,
     WEIGHT_ROUNDINGS,
@@ -48,7 +51,7 @@ from .specs import (
     operand,
 )
 
-__all__ = ["SCALINGS", "WEIGHT_ROUNDINGS", "FormatPolicy", "OperandSpec"]
+__all__ = ["ROLES", "SCALINGS", "WEIGHT_ROUNDINGS", "FormatPolicy", "OperandSpec"]
 
 
 @dataclass(frozen=True)
@@ -92,11 +95,30 @@ class FormatPolicy:
         factor. Keeps small float16 gradients from underflowing.
     amax_history_len : int
         Steps remembered by ``"delayed"`` scaling.
+    roles : mapping or None
+        Per operand of each GEMM (the keys of :data:`ROLES`: ``"fprop.x"``,
+        ``"fprop.w"``, ``"dgrad.dy"``, ``"dgrad.w"``, ``"wgrad.x"``, ``"wgrad.dy"``) an
+        :class:`OperandSpec`, a format name or None (float32), overriding the
+        shorthand. The roles not given follow it: ``forward`` (with ``scaling``,
+        ``rounding``) describes ``fprop.x``, ``fprop.w``, ``dgrad.w`` and ``wgrad.x``,
+        ``backward`` describes ``dgrad.dy`` and ``wgrad.dy``. Each role is quantized
+        from the float32 tensor along its GEMM's summed axis.
+    accumulate : str, Accumulator or mapping
+        How each GEMM sums its products: ``"float32"`` (exact products summed in
+        float32 order), an accumulator name of ``fpexplore.ACCUMULATORS`` or an
+        ``fpexplore.Accumulator``, or a mapping of ``"fprop"``, ``"dgrad"``,
+        ``"wgrad"`` to one (the GEMMs not named: float32).
+    overrides : mapping or None
+        Layers this policy itself leaves to another policy (a recipe's own rule, such
+        as NVFP4's last layers in BF16): keys select layers as
+        :func:`~fpexplore.keras.emulate`'s ``overrides`` do, values are a policy, a
+        preset name or None (float32). ``emulate``'s own ``overrides`` come after.
 
     Notes
     -----
-    Products are accumulated in float32, as tensor cores accumulate FP16, BF16, FP8
-    and FP4 products: only the operands are rounded, never the running sums. Biases,
+    Products are accumulated in float32 unless ``accumulate`` says otherwise, as
+    tensor cores accumulate FP16, BF16, FP8 and FP4 products: only the operands are
+    rounded, never the running sums. Biases,
     activations, normalizations and the loss run in float32; so do the layers that
     :func:`~fpexplore.keras.emulate` does not emulate.
 
@@ -130,10 +152,19 @@ class FormatPolicy:
     seed: int = 0
     loss_scale: str | float | None = None
     amax_history_len: int = 16
+    roles: Mapping[str, OperandSpec | str | None] | None = None
+    accumulate: Any = "float32"
+    overrides: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         put = object.__setattr__
         given = (self.forward, self.backward, self.weights)
+        put(self, "roles", check_roles(self.roles))
+        put(self, "accumulate", check_accumulate(self.accumulate))
+        if self.overrides is not None:
+            if not isinstance(self.overrides, Mapping):
+                raise TypeError(f"overrides must be a mapping, got {self.overrides!r}")
+            put(self, "overrides", FrozenMap(self.overrides))
         put(self, "forward", check_format(self.forward, "forward"))
         put(self, "backward", check_format(self.backward, "backward"))
         put(self, "weights", check_format(self.weights, "weights"))
@@ -189,11 +220,45 @@ class FormatPolicy:
         rounding = self.backward_rounding or self.rounding
         return operand(self.backward, scaling, rounding, "backward", self.amax_history_len)
 
+    def role_spec(self, role: str) -> OperandSpec | None:
+        """How the operand ``role`` (one of :data:`ROLES`) is quantized (None: float32)."""
+        if role not in ROLES:
+            allowed = ", ".join(repr(r) for r in ROLES)
+            raise ValueError(f"role: unknown role {role!r}; expected one of {allowed}")
+        if self.roles is not None and role in self.roles:
+            spec = self.roles[role]
+            assert not isinstance(spec, str)  # check_roles made each an OperandSpec
+            if spec is None or spec.history_len == self.amax_history_len:
+                return spec
+            return dataclasses.replace(spec, history_len=self.amax_history_len)
+        return self.backward_spec if role.endswith(".dy") else self.forward_spec
+
+    @property
+    def role_specs(self) -> dict[str, OperandSpec | None]:
+        """Every role's :class:`OperandSpec` (None: float32), in the order of :data:`ROLES`."""
+        return {role: self.role_spec(role) for role in ROLES}
+
+    def accumulator(self, gemm: str) -> Any:
+        """The accumulator of ``gemm`` (``"fprop"``, ``"dgrad"`` or ``"wgrad"``)."""
+        if gemm not in GEMMS:
+            allowed = ", ".join(repr(g) for g in GEMMS)
+            raise ValueError(f"gemm: unknown GEMM {gemm!r}; expected one of {allowed}")
+        if isinstance(self.accumulate, Mapping):
+            return self.accumulate.get(gemm, "float32")
+        return self.accumulate
+
+    @property
+    def rounds_operands(self) -> bool:
+        """True when some operand of some GEMM is quantized, or some GEMM accumulates
+        otherwise than in float32."""
+        accumulators = {self.accumulator(g) for g in GEMMS}
+        return any(s is not None for s in self.role_specs.values()) or accumulators != {"float32"}
+
     @property
     def is_float32(self) -> bool:
         """True when the policy rounds nothing (plain float32 training)."""
-        nothing = (self.forward_spec, self.backward_spec, self.weights, self.loss_scale)
-        return all(part is None for part in nothing)
+        nothing = (self.weights, self.loss_scale)
+        return not self.rounds_operands and all(part is None for part in nothing)
 
     def __repr__(self) -> str:
         defaults = {f.name: f.default for f in dataclasses.fields(self) if f.name != "_"}
@@ -212,6 +277,9 @@ class FormatPolicy:
         ):
             text = "float32" if spec is None else spec.describe()
             lines.append(f"  {label:10} {text}   ({where})")
+        for role in self.roles or {}:
+            given = self.role_spec(role)
+            lines.append(f"  {role:10} {'float32' if given is None else given.describe()}")
         if self.weights is None:
             lines.append("  weights    float32")
         else:
@@ -220,5 +288,11 @@ class FormatPolicy:
             lines.append(f"  weights    {self.weights}, {rounding}{master}")
         if self.loss_scale is not None:
             lines.append(f"  loss scale {self.loss_scale}")
-        lines.append("  accumulate float32")
+        for key, value in (self.overrides or {}).items():
+            text = "float32" if value is None else value if isinstance(value, str) else repr(value)
+            lines.append(f"  layers {key}: {text}")
+        accumulate = self.accumulate
+        if isinstance(accumulate, Mapping):
+            accumulate = ", ".join(f"{g} {self.accumulator(g)}" for g in GEMMS)
+        lines.append(f"  accumulate {accumulate}")
         return "\n".join(lines)

@@ -21,7 +21,29 @@ from dataclasses import dataclass
 
 from .policy import FormatPolicy
 
-__all__ = ["EmulationReport"]
+__all__ = ["EmulationReport", "describe"]
+
+
+def describe(policy: FormatPolicy) -> str:
+    """What a layer's GEMMs do under ``policy``, in a few words: the shorthand
+    (``forward ..., backward ...``) or, with roles, each group of roles alike."""
+    if policy.roles is None:
+        parts = []
+        for label, spec in (("forward", policy.forward_spec), ("backward", policy.backward_spec)):
+            if spec is not None:
+                parts.append(f"{label} {spec.short()}")
+        text = ", ".join(parts) or "float32 operands"
+    else:
+        groups: dict[str, list[str]] = {}
+        for role, spec in policy.role_specs.items():
+            groups.setdefault("float32" if spec is None else spec.short(), []).append(role)
+        text = "; ".join(f"{'/'.join(roles)} {spec}" for spec, roles in groups.items())
+    accumulate = {policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad")}
+    if accumulate != {"float32"}:
+        text += "; accumulate " + ", ".join(
+            f"{g} {policy.accumulator(g)}" for g in ("fprop", "dgrad", "wgrad")
+        )
+    return text
 
 
 @dataclass(frozen=True)
@@ -33,11 +55,34 @@ class EmulationReport:
     None for a nested model itself, whose layers have rows of their own. Layers that
     Keras makes later (when it builds a layer that makes them) are emulated as they
     are made, and ``model.fpexplore_report`` is then made again with their rows.
+    ``reasons`` holds one ``(name, policy, reason)`` triple per layer of an emulated
+    kind: the policy it got (None: float32) and why (``"policy nvfp4"``,
+    ``"override 'last:1' -> bfloat16"``, ``"excluded by 'head'"``).
     """
 
     policy: FormatPolicy
     name: str
     layers: tuple[tuple[str, str, bool | None], ...]
+    reasons: tuple[tuple[str, FormatPolicy | None, str], ...] = ()
+
+    def policy_of(self, layer: str) -> FormatPolicy | None:
+        """The policy the layer named ``layer`` computes under (None: float32)."""
+        for name, policy, _ in self.reasons:
+            if name == layer:
+                return policy
+        if layer in {name for name, _, _ in self.layers}:
+            return None
+        raise ValueError(f"layer: no layer named {layer!r} in this report")
+
+    def reason(self, layer: str) -> str:
+        """Why the layer named ``layer`` got its policy (``"not an emulated kind"``
+        for the other layers)."""
+        for name, _, why in self.reasons:
+            if name == layer:
+                return why
+        if layer in {name for name, _, _ in self.layers}:
+            return "not an emulated kind"
+        raise ValueError(f"layer: no layer named {layer!r} in this report")
 
     @property
     def emulated(self) -> tuple[str, ...]:
@@ -51,20 +96,31 @@ class EmulationReport:
         return tuple(name for name, _, done in self.layers if done is False)
 
     def _rows(self) -> list[tuple[str, str, str]]:
-        parts = []
-        for label, spec in (("forward", self.policy.forward_spec),
-                            ("backward", self.policy.backward_spec)):  # fmt: skip
-            if spec is not None:
-                parts.append(f"{label} {spec.short()}")
-        what = {True: "emulated: " + ", ".join(parts), False: "float32", None: "nested model"}
-        return [(name, kind, what[done]) for name, kind, done in self.layers]
+        why = {name: (policy, reason) for name, policy, reason in self.reasons}
+        rows = []
+        for name, kind, done in self.layers:
+            policy, reason = why.get(name, (self.policy, None))
+            if done is None:
+                text = "nested model"
+            elif done and policy is not None:
+                text = "emulated: " + describe(policy)
+            else:
+                text = "float32"
+            if reason is not None and reason.split(";")[0] == f"policy {self.name}":
+                reason = reason.partition("; ")[2] or None
+            if reason is not None:
+                text += f" ({reason})"
+            rows.append((name, kind, text))
+        return rows
 
     def _footer(self) -> str:
         weights = self.policy.weights or "float32"
         if self.policy.weights is not None:
             weights += f" ({self.policy.weight_rounding.replace('_', ' ')}"
             weights += ", float32 master copy)" if self.policy.master_weights else ")"
-        return f"accumulation in float32; weights {weights}"
+        accumulate = {self.policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad")}
+        summed = "float32" if accumulate == {"float32"} else "as each layer's policy says"
+        return f"accumulation in {summed}; weights {weights}"
 
     def __str__(self) -> str:
         rows = self._rows()

@@ -289,10 +289,11 @@ def test_operands_are_scaled_as_fpexplore_scales_them():
 
 
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
-def test_conv_gradient_blocks_run_along_the_output_channels(keras, data_format):
-    """dY of a convolution is quantized in blocks along its channels (the axis that
-    dX = conv_transpose(dY, W) sums), whatever the data format: one SGD step of a 1x1
-    Conv2D against numpy (short operands, so every float32 sum is exact)."""
+def test_conv_gradient_blocks_run_along_each_gemms_summed_axis(keras, data_format):
+    """dY of a convolution is quantized twice from float32: for dgrad in blocks along
+    its channels (the axis that dX = conv_transpose(dY, W) sums), whatever the data
+    format, and for wgrad in blocks along the batch (the axis dW sums): one SGD step
+    of a 1x1 Conv2D against numpy (short operands, so every float32 sum is exact)."""
     rng = np.random.default_rng(7)
     n, c_in, c_out, h, w = 4, 3, 6, 2, 4
     first = data_format == "channels_first"
@@ -312,8 +313,7 @@ def test_conv_gradient_blocks_run_along_the_output_channels(keras, data_format):
     t = np.zeros((n, *conv.compute_output_shape((n, *shape))[1:]), np.float32)
     t[...] = _operands(rng, t.shape, 2.0**-10, 4.0)  # magnitudes that differ along each axis
     model.train_on_batch(x, t)
-    channels = 1 if first else -1
-    dy = fpx.quantize_blocks(t / n, "mxfp8_e5m2", axis=channels).values.astype(np.float32)
+    dy = fpx.quantize_blocks(t / n, "mxfp8_e5m2", axis=0).values.astype(np.float32)
     xs, dys = (np.moveaxis(a, 1, -1) if first else a for a in (x, dy))
     grad = _exact_matmul(xs.reshape(-1, c_in).T, dys.reshape(-1, c_out))
     expected = (kernel[0, 0] - np.float32(2.0**-6) * grad).astype(np.float32)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from fpexplore.keras import PRESETS, FormatPolicy, OperandSpec
+from fpexplore.keras import PRESETS, ROLES, FormatPolicy, OperandSpec
 from fpexplore.keras.presets import get_policy
 
 PRESET_NAMES = (
@@ -21,6 +21,12 @@ PRESET_NAMES = (
     "mxfp8",
     "mxfp4",
     "nvfp4",
+    "te_delayed",
+    "te_current",
+    "deepseek_v3",
+    "nvfp4_no_hadamard",
+    "nvfp4_no_sr",
+    "nvfp4_1d_weights",
 )
 
 
@@ -45,12 +51,47 @@ def test_presets_say_what_the_recipes_are():
     fp8 = PRESETS["fp8"]
     assert fp8.forward_spec == OperandSpec("float8_e4m3fn", "delayed", "nearest_even")
     assert fp8.backward_spec == OperandSpec("float8_e5m2", "delayed", "nearest_even")
-    mx = PRESETS["mxfp8"]
-    assert (mx.forward_spec.scaling, mx.backward_spec.scaling) == ("mxfp8_e4m3", "mxfp8_e5m2")
+    mx = PRESETS["mxfp8"]  # the MXFP8 paper's: E4M3 everywhere, scales rounded up
+    assert set(mx.role_specs.values()) == {OperandSpec("mxfp8_e4m3", scale_rule="rceil")}
     for name, block in (("mxfp4", "mxfp4"), ("nvfp4", "nvfp4")):
         p = PRESETS[name]
         assert p.forward_spec == OperandSpec("float4_e2m1fn", block, "nearest_even")
         assert p.backward_spec == OperandSpec("float4_e2m1fn", block, "stochastic")
+
+
+def test_the_published_recipes_by_role():
+    te = PRESETS["te_delayed"]
+    assert (te.forward, te.backward, te.scaling, te.amax_history_len) == (
+        "float8_e4m3fn", "float8_e5m2", "delayed", 1024,
+    )  # fmt: skip
+    assert te.role_spec("wgrad.dy").history_len == 1024
+    assert PRESETS["te_current"].role_spec("dgrad.w").scaling == "per_tensor"
+    ds = PRESETS["deepseek_v3"].role_specs
+    assert {s.format for s in ds.values()} == {"float8_e4m3fn"}
+    assert ds["fprop.w"].block_size == ds["dgrad.w"].block_size == (128, 128)
+    assert {ds[r].block_size for r in ("fprop.x", "dgrad.dy", "wgrad.x", "wgrad.dy")} == {128}
+    assert PRESETS["deepseek_v3"].accumulator("wgrad") == "h100_fp8_promoted"
+    nv = PRESETS["nvfp4"].role_specs
+    assert nv["fprop.w"] == nv["dgrad.w"] == OperandSpec("nvfp4", block_size=(16, 16))
+    assert nv["fprop.x"] == OperandSpec("nvfp4")
+    assert [nv[r].rounding for r in ("dgrad.dy", "wgrad.dy")] == ["stochastic"] * 2
+    assert [nv[r].hadamard for r in ("wgrad.x", "wgrad.dy")] == [16, 16]
+    assert PRESETS["nvfp4"].overrides == {"last:1": FormatPolicy("bfloat16", "bfloat16")}
+    assert PRESETS["nvfp4_no_hadamard"].role_spec("wgrad.x").hadamard is None
+    assert PRESETS["nvfp4_no_sr"].role_spec("dgrad.dy").rounding == "nearest_even"
+    assert PRESETS["nvfp4_1d_weights"].role_spec("fprop.w").block_size is None
+
+
+def test_roles_default_to_the_shorthand():
+    p = FormatPolicy("e4m3", "e5m2", scaling="per_tensor", roles={"wgrad.x": None})
+    assert p.role_spec("fprop.x") == p.role_spec("dgrad.w") == p.forward_spec
+    assert p.role_spec("dgrad.dy") == p.role_spec("wgrad.dy") == p.backward_spec
+    assert p.role_spec("wgrad.x") is None
+    assert FormatPolicy(roles={"dgrad.dy": "bf16"}).role_spec("dgrad.dy").format == "bfloat16"
+    assert not FormatPolicy(roles={r: None for r in ROLES}).rounds_operands
+    assert (
+        len({p, FormatPolicy("e4m3", "e5m2", scaling="per_tensor", roles={"wgrad.x": None})}) == 1
+    )
 
 
 def test_defaults_mean_float32():
@@ -65,7 +106,8 @@ def test_names_are_canonical_and_repr_round_trips():
     assert (p.forward, p.backward, p.weights) == ("float8_e4m3fn", "float8_e5m2", "bfloat16")
     assert eval(repr(p), {"FormatPolicy": FormatPolicy}) == p
     for policy in PRESETS.values():
-        assert eval(repr(policy), {"FormatPolicy": FormatPolicy}) == policy
+        names = {"FormatPolicy": FormatPolicy, "OperandSpec": OperandSpec}
+        assert eval(repr(policy), names) == policy
 
 
 def test_str_names_every_place_and_float32_accumulation():
