@@ -96,7 +96,7 @@ def _execute(path: Path, timeout: int) -> dict[str, Any]:
     except ImportError as error:
         raise RuntimeError(
             f"running {path.name} needs nbclient and nbformat ({error.name} is missing): "
-            'pip install "fpexplore[notebooks]"'
+            'pip install -e ".[notebooks]" from a clone of fpexplore'
         ) from error
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(

@@ -217,24 +217,6 @@ def _letters_axes(equation: str, ndims: tuple[int, int, int]) -> Axes:
     return (xk, xm), (wk, wn), (yn, ym)
 
 
-def _einsum_axes(equation: str) -> tuple[int, int]:
-    """The axis of each operand that the einsum's forward sums (the last such letter)."""
-    operands, output = equation.replace(" ", "").split("->")
-    left, right = operands.split(",")
-    summed = [c for c in left if c in right and c not in output and c != "."]
-    if not summed:
-        return -1, 0
-    letter = summed[-1]
-
-    def axis(term: str) -> int:
-        if "..." not in term:
-            return term.index(letter)
-        head, tail = term.split("...")
-        return head.index(letter) if letter in head else tail.index(letter) - len(tail)
-
-    return axis(left), axis(right)
-
-
 def _conv1d_steps(layer: Any) -> tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]:
     """Conv1D's ``call`` convolves with ``ops.conv`` itself, not through
     ``convolution_op``: the same steps (its causal padding first), through it."""
