@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import tomllib
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11 and later
 
 ROOT = Path(__file__).resolve().parents[2]
 
