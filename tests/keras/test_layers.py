@@ -11,7 +11,7 @@ import fpexplore as fpx
 from fpexplore.keras import FormatPolicy, emulate
 
 pytest.importorskip("jax")  # the layers' module imports JAX (the keras extra, Python 3.11+)
-from fpexplore.keras.layers import _einsum_axes
+from fpexplore.keras.layers import _letters_axes
 
 
 def _np(variable):
@@ -98,12 +98,17 @@ def test_block_scaling_quantizes_blocks_along_the_summed_axis(keras):
 
 
 @pytest.mark.parametrize(
-    ("equation", "axes"),
-    [("ab,bc->ac", (1, 0)), ("abc,cd->abd", (2, 0)), ("...b,bc->...c", (-1, 0)),
-     ("abcd,cde->abe", (3, 1)), ("ab,b->a", (1, 0))],
+    ("equation", "ndims", "axes"),
+    [("ab,bc->ac", (2, 2, 2), ((1, 0), (0, 1), (1, 0))),
+     ("abc,cd->abd", (3, 2, 3), ((2, 1), (0, 1), (2, 1))),
+     ("...b,bc->...c", (3, 2, 3), ((2, 0), (0, 1), (2, 0))),
+     ("abcd,cde->abe", (4, 3, 3), ((3, 1), (1, 2), (2, 1))),
+     ("ab,b->a", (2, 1, 1), ((1, 0), (0, 0), (0, 0)))],
 )  # fmt: skip
-def test_einsum_summed_axes(equation, axes):
-    assert _einsum_axes(equation) == axes
+def test_einsum_summed_axes_of_the_three_gemms(equation, ndims, axes):
+    """Per operand (x, w, y): the axes its GEMMs sum, fprop and wgrad for x, fprop and
+    dgrad for w, dgrad and wgrad for y (the last summed letter; an ellipsis counts)."""
+    assert _letters_axes(equation, ndims) == axes
 
 
 def _gradients(keras, model, x, upstream):
