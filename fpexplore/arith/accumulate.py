@@ -2,7 +2,7 @@
 
 Mixed precision lives here: each value is first rounded into ``fmt``; every
 addition is rounded into the accumulator's format (``accumulate``, by default
-``fmt``), round to nearest even, in one of three orders:
+``fmt``), round to nearest even, in one of four orders:
 
 ``sequential``
     ``((x0 + x1) + x2) + ...``: once the running sum is large, each small value
@@ -15,6 +15,10 @@ addition is rounded into the accumulator's format (``accumulate``, by default
 ``kahan``
     sequential with a compensation term that carries each addition's rounding
     error into the next (Kahan 1965), all in the accumulator's format.
+``numpy``
+    numpy's own order for ``np.sum`` of a contiguous run: eight interleaved running
+    sums per block of at most 128 values, blocks combined by halves
+    (:mod:`.numpy_order`). In float32 and float64 it gives ``np.sum`` bit for bit.
 
 A dot product rounds each product ``a[i] * b[i]`` (exact) once into the
 accumulator's format, as tensor cores do with float16 inputs and a float32
@@ -48,11 +52,12 @@ from .. import codes as K
 from ..exact import check_arithmetic_format, to_float
 from ..formats import Format, FormatLike, get_format
 from .exact_sums import exact_dot, exact_sum
+from .numpy_order import numpy_order_sum
 from .pairwise import pairwise_sum
 
 __all__ = ["ORDERS", "Accumulation", "dot", "sum"]
 
-ORDERS = ("sequential", "pairwise", "kahan")
+ORDERS = ("sequential", "pairwise", "kahan", "numpy")
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,6 +208,8 @@ def _accumulate(
         value, absorbed, absorbed_sum = _sequential(terms, acc)
     elif order == "kahan":
         value = _kahan(terms, acc)
+    elif order == "numpy":
+        value = numpy_order_sum(terms, acc)
     else:
         value = pairwise_sum(terms, acc)
     return Accumulation(kind, value, fmt, acc, order, terms.size, absorbed, absorbed_sum, exact_of)

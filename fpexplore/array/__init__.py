@@ -5,9 +5,10 @@ into the format once and holds float64 values of it; each ufunc call is looked
 up in :mod:`.elementwise` and computed by the arithmetic kernels
 (:func:`fpexplore.codes.arith_values`) or, for transcendental functions, by
 :mod:`.transcendental`; reductions go through :mod:`.reduce` and
-:mod:`.accumulate`, products through :mod:`.products`, other numpy functions
-through :mod:`.functions`. Each result carries a record (:mod:`.records`)
-that computes its flags (:mod:`.flags`) when first read, and explains one element.
+:mod:`.accumulate`, products through :mod:`.products` and :mod:`.einsum`, other
+numpy functions through :mod:`.functions`. Each result carries a record
+(:mod:`.records`) that computes its flags (:mod:`.flags`) when first read, and
+explains one element.
 
 >>> import numpy as np
 >>> import fpexplore as fpx

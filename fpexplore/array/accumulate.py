@@ -11,6 +11,9 @@ The terms (values of the accumulator's format) lie along axis 0; each order of
     :func:`fpexplore.arith.pairwise.pairwise_sum`.
 ``kahan``
     sequential with a compensation term, as ``fpx.sum(..., order="kahan")``.
+``numpy``
+    numpy's own pairwise order (:mod:`fpexplore.arith.numpy_order`), as ``np.sum``
+    adds a contiguous run.
 
 To nearest even without flags, additions use the adders of
 :mod:`fpexplore.arith.pairwise` (float32 sums rounded once more for float16,
@@ -33,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
+from ..arith.numpy_order import numpy_sum
 from ..arith.pairwise import _adder, _float32_like
 from ..exact import FLAGS
 from ..formats import Format, get_format
@@ -79,10 +83,14 @@ class Adder:
         return r
 
     def note(self, bits: np.ndarray) -> None:
-        """Add one elementary operation's flags at every position."""
-        self.mask |= np.broadcast_to(bits, self.mask.shape)
+        """Add one elementary operation's flags at every position (``bits`` may hold
+        several additions per position along leading axes: a pairwise level)."""
+        bits = np.asarray(bits, np.uint8)
         for name, n in count_mask(bits).items():
             self.counts[name] += n
+        if bits.ndim > self.mask.ndim:
+            bits = np.bitwise_or.reduce(bits.reshape(-1, *self.mask.shape), axis=0)
+        self.mask |= np.broadcast_to(bits, self.mask.shape)
 
 
 def adder(
@@ -129,6 +137,8 @@ def _accumulate(
             pair = add(level[:half], level[half : 2 * half])
             level = np.concatenate([pair, level[-1:]]) if n % 2 else pair
         s = level[0]
+    elif order == "numpy":
+        s = numpy_sum(t, add)
     elif order == "kahan":
         s, c = t[0].copy(), np.zeros_like(t[0])
         for k in range(1, t.shape[0]):

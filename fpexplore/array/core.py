@@ -59,9 +59,11 @@ class FormatArray(ArrayBase, NDArrayOperatorsMixin):
         The accumulator's format of sums, means, products and ``@``/``dot``/
         ``einsum`` (default: ``fmt``); each addition is rounded into it, and the
         result rounded once into ``fmt``.
-    order : None, "sequential", "pairwise" or "kahan"
+    order : None, "sequential", "pairwise", "kahan" or "numpy"
         The order of the additions of a sum or dot product, as :func:`fpexplore.sum`
-        (None: ``sequential``). ``cumsum`` is always sequential.
+        (None: ``sequential``; ``numpy``: numpy's own pairwise order, so that
+        ``np.sum`` of float32 data in ``FormatArray(x, "float32", order="numpy")``
+        is numpy's float32 sum bit for bit). ``cumsum`` is always sequential.
     rng : numpy Generator or seed, optional
         Randomness for ``stochastic``; one Generator shared by the results, so a
         computation is reproducible given the seed.

@@ -15,9 +15,9 @@ Transcendental functions are evaluated in float32 first (numpy's float32
 functions err by less than :data:`MARGIN32` float32 ULPs); an element whose
 float32 value lies within that of a midpoint of the target, or below float32's
 normal range, is evaluated again on the float64 path of
-:mod:`.transcendental` (which resolves its own hard cases). A bfloat16 array of 65,536
-values or more looks a one-argument function up in a table of the function at every
-bfloat16 value, built once per function and mode by that float64 path.
+:mod:`.transcendental` (which resolves its own hard cases). A bfloat16 or float16 array
+of 65,536 values or more looks a one-argument function up in a table of the function at
+every value of its format, built once per function and mode by that float64 path.
 
 >>> import numpy as np
 >>> from fpexplore.formats import get_format
@@ -147,23 +147,42 @@ def transcendental(f: str, xs: list[np.ndarray], fmt: Format) -> np.ndarray | No
     return r
 
 
+_SHIFT = {"bfloat16": 16, "float16": 13}
+"""How far a float32-stored value's bits shift right to index its table: bfloat16's 16
+bits are float32's top 16; every float16 value is a float32 whose low 13 bits are zero."""
+
+
+def _exactly(fmt: Format) -> str | None:
+    """``fmt``'s name if it is bfloat16 or float16 itself (not a custom look-alike)."""
+    return fmt.name if fmt.name in _SHIFT and fmt == get_format(fmt.name) else None
+
+
 @lru_cache(maxsize=64)
 def _table(f: str, fmt: Format, rounding: str, overflow: str | None) -> np.ndarray:
-    """``f`` of every bfloat16 value, rounded by :func:`.transcendental.evaluate`."""
-    codes = np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)
-    values = K._as_float64(codes.view(np.float32))
-    table = np.asarray(evaluate(f, [values], fmt, rounding, overflow, None), np.float64)
+    """``f`` at every value of ``fmt`` (bfloat16 or float16), rounded by
+    :func:`.transcendental.evaluate`, indexed by the value's float32 bits shifted right
+    (NaN at the indices of no value: a NaN's bits land there)."""
+    shift = _SHIFT[fmt.name]
+    if fmt.name == "bfloat16":
+        values32 = (np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)).view(np.float32)
+    else:
+        values32 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+        values32 = values32.astype(np.float32)
+    result = evaluate(f, [K._as_float64(values32)], fmt, rounding, overflow, None)
+    table = np.full(1 << (32 - shift), np.nan, np.float32)
+    table[values32.view(np.uint32) >> np.uint32(shift)] = np.asarray(result, np.float32)
     table.setflags(write=False)
-    return table.astype(np.float32)
+    return table
 
 
 def table(f: str, xs: list[np.ndarray], fmt: Format, rounding: str, overflow: Any) -> Any:
-    """A one-argument function of float32-stored bfloat16 values by looking each value up
-    in the function's table of all 65,536 (built once, by the float64 path with its hard
-    cases resolved, so equal to it), or None where this does not apply."""
+    """A one-argument function of float32-stored bfloat16 or float16 values by looking
+    each value up in the function's table of all 65,536 (built once, by the float64 path
+    with its hard cases resolved, so equal to it), or None where this does not apply."""
     if len(xs) != 1 or xs[0].dtype != np.float32 or rounding == "stochastic":
         return None
-    if not (fmt.name == "bfloat16" and fmt == get_format("bfloat16")) or xs[0].size < 1 << 16:
+    name = _exactly(fmt)
+    if name is None or xs[0].size < 1 << 16:
         return None
-    index = xs[0].view(np.uint32) >> np.uint32(16)
-    return _table(f, fmt, rounding, overflow)[index]
+    index = (xs[0].view(np.uint32) >> np.uint32(_SHIFT[name])).view(np.int32)
+    return np.take(_table(f, fmt, rounding, overflow), index)  # int32 indices: the fastest

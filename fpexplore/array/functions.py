@@ -1,8 +1,8 @@
 """numpy functions on FormatArrays (``__array_function__``): which are emulated, and how.
 
 * reductions and products: ``sum``, ``mean``, ``cumsum``, ``prod``, ``var``,
-  ``std`` (two passes: the mean, then the mean of the squared deviations, each
-  operation rounded), ``dot``, ``matmul``, ``inner``, ``vdot``, ``einsum``,
+  ``std`` (two passes: the mean, then the sum of the squared deviations divided by
+  ``n - ddof``, each operation rounded), ``dot``, ``matmul``, ``inner``, ``vdot``, ``einsum``,
   ``tensordot``, ``median`` (sorted, then the two middle values' mean rounded);
 * exact selections and rearrangements (the values stay on the grid): ``max``,
   ``min``, ``sort``, ``where``, ``clip``, ``concatenate``, ``stack``,
@@ -24,12 +24,15 @@ np.linalg.inv cannot be emulated operation by operation
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from typing import Any
 
 import numpy as np
 
 from .base import ArrayBase, operands
-from .products import einsum, matmul, tensordot_subscripts
+from .einsum import einsum, tensordot_subscripts
+from .products import matmul
 from .reduce import reduction
 
 __all__ = ["PLAIN_RESULT", "STRUCTURAL", "dispatch"]
@@ -96,12 +99,36 @@ def _axes_of(ndim: int, axis: Any) -> tuple[int, ...]:
     return tuple(int(a) % max(ndim, 1) for a in (axis if isinstance(axis, tuple) else (axis,)))
 
 
-def _var(like: Any, x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
-    if ddof:
-        raise TypeError("np.var/np.std on a FormatArray: only ddof=0 is emulated")
-    mean = _mean(x, axis, keepdims=True)
-    deviation = x - mean
-    return _mean(deviation * deviation, axis, keepdims)
+def _var(like: Any, x: Any, axis: Any = None, ddof: Any = 0, keepdims: bool = False) -> Any:
+    """Two passes, each operation rounded: the mean, then the sum of the squared
+    deviations divided by ``n - ddof`` (numpy's divisor, zero when ``ddof >= n``)."""
+    if isinstance(ddof, bool) or not isinstance(ddof, numbers.Real):
+        raise TypeError(f"np.var/np.std: ddof must be a real number, got {ddof!r}")
+    if not isinstance(x, ArrayBase):
+        x = like._new(operands(like, (x,))[0][0], None)
+    count = int(np.prod([x.shape[a] for a in _axes_of(x.ndim, axis)]))
+    deviation = x - _mean(x, axis, keepdims=True)
+    divisor = max(count - float(ddof), 0.0)
+    return reduction(deviation * deviation, "sum", axis, keepdims) / divisor
+
+
+def _var_arguments(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``np.var``/``np.std``'s arguments by name (positional ones too); the ones that
+    cannot be emulated refused by name."""
+    bound = inspect.signature(func).bind(*args, **kwargs).arguments
+    if "correction" in bound:  # the Array API's name of ddof (numpy 2)
+        if bound.get("ddof", 0) != 0:
+            raise ValueError(f"np.{func.__name__}: give ddof or correction, not both")
+        bound["ddof"] = bound.pop("correction")
+    refused = [k for k in ("dtype", "out", "where", "mean") if bound.get(k) is not None]
+    if "where" in refused and bound["where"] is True:
+        refused.remove("where")
+    if refused:
+        raise TypeError(
+            f"np.{func.__name__} on a FormatArray takes axis=, ddof= and keepdims= only, "
+            f"not {', '.join(k + '=' for k in refused)}"
+        )
+    return bound
 
 
 def _median(like: Any, x: Any, axis: Any = None) -> Any:
@@ -141,9 +168,9 @@ def dispatch(like: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
             return _mean(x, axis, bool(kwargs.get("keepdims", False)))
         return reduction(x, simple[func], axis, bool(kwargs.get("keepdims", False)))
     if func in (np.var, np.std):
-        v = _var(
-            first, args[0], kwargs.get("axis"), kwargs.get("ddof", 0), kwargs.get("keepdims", False)
-        )
+        named = _var_arguments(func, args, kwargs)
+        v = _var(first, named["a"], named.get("axis"), named.get("ddof", 0),
+                 bool(named.get("keepdims", False)))  # fmt: skip
         return np.sqrt(v) if func is np.std else v
     if func is np.median:
         return _median(first, args[0], kwargs.get("axis"))

@@ -1,4 +1,5 @@
-"""Products of FormatArrays: ``@``/``matmul``, ``dot``, ``einsum``, ``tensordot``, ``inner``.
+"""Products of FormatArrays: ``@``/``matmul``, ``dot``, ``inner`` (``einsum`` and
+``tensordot``: :mod:`.einsum`).
 
 Every product of two values of the format is exact, then rounded once into the
 accumulator's format (``accumulate``), and the products are added in the array's
@@ -8,8 +9,8 @@ index (``k`` of ``C[i, j] = sum_k A[i, k] B[k, j]``; for ``einsum``, the summed
 indices in C order of their first appearance), so each element equals
 ``fpx.dot(A[i, :], B[:, j], fmt, accumulate=acc, order=order)`` (rounded into
 ``fmt``). Sequential ``matmul`` computes one product per summed index for every
-output at once (no tensor of all products); the other orders and ``einsum`` build
-the product tensor first.
+output at once (no tensor of all products); the other orders build the product
+tensor first.
 
 >>> import numpy as np
 >>> from fpexplore.array.core import FormatArray
@@ -22,7 +23,6 @@ the product tensor first.
 from __future__ import annotations
 
 import copy
-import string
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ from .flags import conversion_mask, count_mask
 from .records import Record
 from .reduce import into
 
-__all__ = ["einsum", "matmul", "round_products"]
+__all__ = ["matmul", "merge_counts", "round_products"]
 
 
 def round_products(raw: np.ndarray, a: Any, b: Any, fmt: Format, acc: Format, rounding: str,
@@ -100,14 +100,14 @@ def matmul(like: Any, a: np.ndarray, b: np.ndarray) -> Any:
             stored, pm = round_products(terms, None, None, fmt, acc, rounding, overflow, rng, flags)
             s, m, c = accumulate_axis(stored, acc, order, rounding, overflow, rng, flags)
             if flags and pm is not None and n:
-                m, c = m | np.bitwise_or.reduce(pm, axis=0), _merge(c, count_mask(pm))
-            mask, counts = mask | m, _merge(counts, c)
+                m, c = m | np.bitwise_or.reduce(pm, axis=0), merge_counts(c, count_mask(pm))
+            mask, counts = mask | m, merge_counts(counts, c)
         else:
             s = _sequential(a2, b2, n, out_shape, add, fmt, acc, rounding, overflow, rng, flags)
             mask, counts = add.mask, add.counts
         final, last = into(s, fmt, acc, rounding, overflow, rng, flags)
         if flags and last is not None:
-            mask, counts = mask | last, _merge(counts, count_mask(last))
+            mask, counts = mask | last, merge_counts(counts, count_mask(last))
         return np.asarray(final, np.float64), mask, counts
 
     result, _, _ = run(False, like._rng)
@@ -135,7 +135,8 @@ def matmul(like: Any, a: np.ndarray, b: np.ndarray) -> Any:
     return like._new(final, Record("np.matmul", final.shape, flags_of, explain))
 
 
-def _merge(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+def merge_counts(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    """Two flag counts added, flag by flag."""
     return {k: a.get(k, 0) + b.get(k, 0) for k in FLAGS}
 
 
@@ -197,70 +198,3 @@ def _sequential32(a: np.ndarray, b: np.ndarray, n: int, acc: Format) -> np.ndarr
         if not native:
             round_float32_nearest_even(s, bits, nan_free=True)
     return s.astype(np.float64)
-
-
-def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
-    """``np.einsum`` of one or two arrays, each product rounded into the accumulator's
-    format and the sum over the summed indices in ``order`` (see the module)."""
-    if "..." in subscripts or len(arrays) not in (1, 2):
-        raise TypeError(
-            "np.einsum on FormatArrays takes one or two operands with explicit indices "
-            "(no '...'); write longer contractions as several einsum calls"
-        )
-    spec = subscripts.replace(" ", "")
-    inputs, _, output = spec.partition("->")
-    terms_in = inputs.split(",")
-    letters = "".join(terms_in)
-    if "->" not in spec:
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    summed = "".join(dict.fromkeys(c for c in letters if c not in output))
-    arrays = [K._as_float64(x) for x in arrays]  # exact products
-    full = np.einsum(f"{inputs}->{output}{summed}", *arrays)  # products only: exact
-    k = len(summed)
-    terms = np.moveaxis(full.reshape(*full.shape[: full.ndim - k], -1), -1, 0) if k else full[None]
-    fmt, acc, order = like.format, like.accumulate, like.order
-    rounding, overflow = like.rounding, like._overflow
-    state = copy.deepcopy(like._rng) if rounding == "stochastic" else None
-    two = len(arrays) == 2
-
-    def run(flags: bool, rng: Any) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-        if two:
-            stored, pm = round_products(terms, None, None, fmt, acc, rounding, overflow, rng, flags)
-        else:
-            stored, pm = into(terms, acc, fmt, rounding, overflow, rng, flags)
-        s, m, c = accumulate_axis(stored, acc, order, rounding, overflow, rng, flags)
-        if flags and pm is not None and terms.shape[0]:
-            m, c = m | np.bitwise_or.reduce(np.asarray(pm), axis=0), _merge(c, count_mask(pm))
-        final, last = into(s, fmt, acc, rounding, overflow, rng, flags)
-        if flags and last is not None:
-            m, c = m | last, _merge(c, count_mask(last))
-        return np.asarray(final, np.float64), np.asarray(m, np.uint8), c
-
-    result, _, _ = run(False, like._rng)
-
-    def flags_of() -> tuple[np.ndarray, dict[str, int]]:
-        _, mask, counts = run(True, copy.deepcopy(state))
-        return mask.reshape(result.shape), counts
-
-    return like._new(result, Record("np.einsum", result.shape, flags_of))
-
-
-def tensordot_subscripts(a_ndim: int, b_ndim: int, axes: Any) -> str:
-    """The einsum subscripts of ``np.tensordot(a, b, axes)``."""
-    if isinstance(axes, int):
-        axes = (list(range(a_ndim - axes, a_ndim)), list(range(axes)))
-    a_axes, b_axes = (
-        ([axes[0]] if isinstance(axes[0], int) else list(axes[0])),
-        ([axes[1]] if isinstance(axes[1], int) else list(axes[1])),
-    )
-    a_axes = [x % a_ndim for x in a_axes]
-    b_axes = [x % b_ndim for x in b_axes]
-    letters = iter(string.ascii_letters)
-    sa = [next(letters) for _ in range(a_ndim)]
-    sb = [next(letters) for _ in range(b_ndim)]
-    for i, j in zip(a_axes, b_axes, strict=True):
-        sb[j] = sa[i]
-    out = [c for i, c in enumerate(sa) if i not in a_axes] + [
-        c for j, c in enumerate(sb) if j not in b_axes
-    ]
-    return f"{''.join(sa)},{''.join(sb)}->{''.join(out)}"

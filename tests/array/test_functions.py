@@ -146,3 +146,23 @@ def test_bfloat16_table_equals_the_float64_path(rounding: str, step: int) -> Non
     got = np.asarray(np.tanh(x))
     assert ((got == want) | (np.isnan(got) & np.isnan(want))).all()
     assert np.tanh(x).element_flags(int(np.flatnonzero(every == 1.0)[0])) == {"inexact"}
+
+
+@pytest.mark.parametrize(
+    ("name", "rounding"),
+    [("exp", "nearest_even"), ("exp", "up"), ("log", "nearest_even"), ("log", "down"),
+     ("tanh", "nearest_even")],  # tanh rounded up re-evaluates ~30,000 values exactly: 45 s
+)  # fmt: skip
+def test_float16_table_equals_the_float64_path_on_every_value(name: str, rounding: str) -> None:
+    """A float16 array of 65,536 values or more looks each value up in a table; on
+    every float16 value it equals the float64 path with its hard cases resolved."""
+    from fpexplore.array.transcendental import evaluate
+
+    every = K.codes_to_values(np.arange(1 << 16).astype(np.uint16), get_format("float16"))
+    x = fpx.FormatArray(every, "float16", rounding)
+    with np.errstate(all="ignore"):
+        want = evaluate(name, [every], get_format("float16"), rounding, None, None)
+    got = np.asarray(getattr(np, name)(x))
+    assert ((got == want) | (np.isnan(got) & np.isnan(want))).all()
+    small = fpx.FormatArray(every[::97], "float16", rounding)  # below the table's size
+    assert np.array_equal(np.asarray(getattr(np, name)(small)), want[::97], equal_nan=True)

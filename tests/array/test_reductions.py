@@ -149,3 +149,96 @@ def test_stochastic_sum_replays_its_generator_for_the_flags() -> None:
     again = float(fpx.FormatArray(v, "bfloat16", "stochastic", rng=3).sum())
     assert first == again
     assert "inexact" in x.sum().flags
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 5, 8, 9, 127, 128, 129, 1000, 8193])
+def test_numpy_order_is_numpys_own_sum(dtype: type, n: int) -> None:
+    """order="numpy" adds as np.sum does (eight running sums per block of at most 128,
+    blocks by halves): bit for bit numpy's float32 and float64 sums, of a 1-D array
+    and along the last axis, and fpx.sum(order="numpy") equal to it."""
+    rng = np.random.default_rng(n)
+    v = (rng.standard_normal((3, n)) * rng.choice([1e-3, 1.0, 1e3], (3, n))).astype(dtype)
+    fmt = np.dtype(dtype).name
+    x = fpx.FormatArray(v, fmt, order="numpy")
+    assert np.array_equal(np.asarray(x.sum(axis=-1)), v.sum(axis=-1).astype(np.float64))
+    assert float(fpx.FormatArray(v[0], fmt, order="numpy").sum()) == float(np.sum(v[0]))
+    assert fpx.sum(v[0], fmt, order="numpy").value == float(np.sum(v[0]))
+
+
+def test_numpy_order_of_float16_accumulates_in_float32_as_numpy_does() -> None:
+    v = np.random.default_rng(3).standard_normal(5000).astype(np.float16)
+    x = fpx.FormatArray(v, "float16", accumulate="float32", order="numpy")
+    assert float(x.sum()) == float(np.sum(v))
+    assert np.signbit(float(fpx.FormatArray([-0.0, -0.0], "float16", order="numpy").sum())) == (
+        np.signbit(np.sum(np.array([-0.0, -0.0], np.float16)))
+    )  # numpy starts from its identity, +0
+
+
+@pytest.mark.parametrize("order", ["pairwise", "numpy", "kahan", "sequential"])
+def test_flags_of_every_order(order: str) -> None:
+    """Each addition's flags counted once, whatever the order: 1000 tenths in float16."""
+    x = fpx.FormatArray(np.full((1000, 2), 0.1), "float16", order=order)
+    s = x.sum(axis=0)
+    counts = s.flag_counts
+    assert 0 < counts["inexact"] <= 2 * (3 * 999 + 2 if order == "kahan" else 999 + 1)
+    assert s.flags == {"inexact"}
+    assert s.element_flags(1) == {"inexact"}
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float8_e4m3fn"])
+@pytest.mark.parametrize("ddof", [0, 1, 2])
+def test_var_and_std_with_ddof(fmt: str, ddof: int) -> None:
+    """The sum of squared deviations over n - ddof, every operation rounded."""
+    v = _data(fmt, (6, 4), seed=ddof)
+    x = fpx.FormatArray(v, fmt)
+    mean = _round(fpx.sum(v[:, 1], fmt).value, fmt)
+    mean = fpx.div(mean, 6, fmt).value
+    squares = [fpx.mul(d, d, fmt).value for d in (fpx.sub(t, mean, fmt).value for t in v[:, 1])]
+    want = fpx.div(_round(fpx.sum(squares, fmt).value, fmt), 6 - ddof, fmt).value
+    assert float(np.var(x, axis=0, ddof=ddof)[1]) == want
+    assert float(x.var(0, ddof=ddof)[1]) == want  # positional axis, the method
+    assert float(np.std(x, 0, None, None, ddof)[1]) == fpx.sqrt(want, fmt).value
+    assert float(np.var(x, axis=0, correction=ddof)[1]) == want
+    assert np.var(x, axis=1, ddof=ddof, keepdims=True).shape == (6, 1)
+
+
+def test_var_bad_arguments() -> None:
+    x = fpx.FormatArray([1.0, 2.0, 4.0], "float16")
+    with pytest.raises(TypeError, match="ddof must be a real number, got '1'"):
+        x.var(ddof="1")
+    with pytest.raises(TypeError, match="not dtype="):
+        np.var(x, dtype=np.float64)
+    assert x.var(ddof=3).flags == {"division_by_zero"}  # numpy's divisor: max(n - ddof, 0)
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float8_e4m3fn", "float32", "float64"])
+def test_einsum_of_three_operands_rounds_each_product_left_to_right(fmt: str) -> None:
+    a, b, c = _data(fmt, (3, 4), 1), _data(fmt, (4, 5), 2), _data(fmt, (5, 2), 3)
+    got = np.einsum("ij,jk,kl->il", *(fpx.FormatArray(v, fmt) for v in (a, b, c)))
+    assert got.shape == (3, 2)
+    for i, m in [(0, 0), (2, 1)]:
+        terms = [_round(_round(a[i, j] * b[j, k], fmt) * c[k, m], fmt)
+                 for j in range(4) for k in range(5)]  # fmt: skip
+        s = terms[0]
+        for t in terms[1:]:
+            s = fpx.add(s, t, fmt).value
+        assert float(got[i, m]) == s
+
+
+def test_einsum_with_ellipsis_and_implicit_output() -> None:
+    x = fpx.FormatArray(_data("bfloat16", (2, 3, 4)), "bfloat16")
+    w = fpx.FormatArray(_data("bfloat16", (4, 5), 1), "bfloat16")
+    assert np.array_equal(np.asarray(np.einsum("...k,kn->...n", x, w)), np.asarray(x @ w))
+    assert np.array_equal(np.asarray(np.einsum("...k,kn", x, w)), np.asarray(x @ w))
+    square = fpx.FormatArray(_data("float16", (2, 3, 3)), "float16")
+    assert np.array_equal(np.asarray(np.einsum("...ii->...i", square)),
+                          np.diagonal(np.asarray(square), axis1=1, axis2=2))  # fmt: skip
+    u = fpx.FormatArray(_data("float16", (2, 1, 4)), "float16")
+    v = fpx.FormatArray(_data("float16", (3, 4), 1), "float16")
+    got = np.einsum("...i,...i->...", u, v)  # broadcast 2x1 against 3
+    assert got.shape == (2, 3)
+    want = fpx.dot(np.asarray(u)[1, 0], np.asarray(v)[2], "float16").value
+    assert float(got[1, 2]) == _round(want, "float16")
+    with pytest.raises(ValueError, match="names 2 operands, 1 were given"):
+        np.einsum("ij,jk", x[0])
