@@ -11,9 +11,12 @@ last axis of a C-ordered one) as ``+0 + P(x)`` (its identity, then the run), whe
 - for ``n > 128``: ``P(x[:m]) + P(x[m:])`` with ``m`` half of ``n`` rounded down to a
   multiple of 8.
 
-(``_pairwise_sum`` in numpy's ``loops_utils.h.src``.) For float16 numpy accumulates
-in float32 and rounds the sum once: ``accumulate="float32"`` gives the same. Along an
-axis whose values are not contiguous numpy adds whole rows in sequence instead.
+(``_pairwise_sum`` in numpy's ``loops_utils.h.src``.) numpy before 2.3 did this for
+each buffer of :data:`BUFFER` values and added the buffers' sums in sequence; the order
+here follows the numpy installed. For float16 numpy 2.3 and later accumulate in float32
+and round the sum once: ``accumulate="float32"`` gives the same (before 2.3 numpy
+rounded the running sum to float16 after each buffer). Along an axis whose values are
+not contiguous numpy adds whole rows in sequence instead.
 
 Every addition here is one vectorized call on all the other positions at once; the
 leaves of the recursion that have the same length are summed together, and the tree
@@ -35,10 +38,14 @@ import numpy as np
 from ..formats import Format, get_format
 from .pairwise import _adder, _float32_like
 
-__all__ = ["BLOCK", "numpy_order_sum", "numpy_sum"]
+__all__ = ["BLOCK", "BUFFER", "numpy_order_sum", "numpy_sum"]
 
 BLOCK = 128
 """numpy's ``PW_BLOCKSIZE``: runs of at most this many values are summed unrolled by 8."""
+
+BUFFER = None if tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 3) else 8192
+"""numpy before 2.3 reduced a long run one buffer of 8192 values at a time (each buffer's
+``P`` added to the running sum); 2.3 and later take the whole run at once."""
 
 Add = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -90,6 +97,15 @@ def _leaf(t: np.ndarray, add: Add) -> np.ndarray:
 def numpy_sum(t: np.ndarray, add: Add) -> np.ndarray:
     """The sums along axis 0 of ``t`` in numpy's order, each addition by ``add`` (an
     elementwise ``a + b`` rounded as the caller wants); ``t`` has at least one row."""
+    total = np.zeros_like(t[0])
+    step = BUFFER or t.shape[0]
+    for lo in range(0, t.shape[0], step):
+        total = add(total, _pairwise(t[lo : lo + step], add))
+    return total
+
+
+def _pairwise(t: np.ndarray, add: Add) -> np.ndarray:
+    """``P`` of the run along axis 0 of ``t``, for every other position at once."""
     leaves, inner = _tree(t.shape[0])
     rest = t.shape[1:]
     values = np.empty((len(leaves), *rest), t.dtype)
@@ -101,7 +117,7 @@ def numpy_sum(t: np.ndarray, add: Add) -> np.ndarray:
         gathered = t[starts[None, :] + np.arange(m)[:, None]]  # (m, leaves, *rest)
         values[ks] = _leaf(gathered, add)
     if not inner:
-        return add(np.zeros_like(values[0]), values[0])
+        return values[0]
     sums = np.empty((len(inner), *rest), t.dtype)
 
     def pick(ids: np.ndarray) -> np.ndarray:
@@ -115,7 +131,7 @@ def numpy_sum(t: np.ndarray, add: Add) -> np.ndarray:
     for h in range(1, int(table[:, 2].max()) + 1):
         at = np.flatnonzero(table[:, 2] == h)
         sums[at] = add(pick(table[at, 0]), pick(table[at, 1]))
-    return add(np.zeros_like(sums[-1]), sums[-1])
+    return sums[-1]
 
 
 def numpy_order_sum(x: np.ndarray, acc: Format) -> float:
