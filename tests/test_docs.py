@@ -1,11 +1,13 @@
 """The documentation site: it builds with warnings as errors, and works offline.
 
-The site is built once (``python -m sphinx -W -b html docs``, which executes the course)
-into a temporary folder. Then every page's links are checked on disk, and the pages are
-opened in Debian's Chromium through Playwright with every request outside ``file://``
-blocked: the mathematics is typeset by the site's own MathJax, the figures load, the widget
-snapshots are there, and not one request tried to leave the machine. The handout prints on
-one page and shows fpexplore's numbers.
+The site is built once (``python -m sphinx -W -b html docs``) into a temporary folder,
+from the course as the notebook tests executed it (tests/notebook_runs.py: each notebook
+runs once per test run; a plain ``sphinx`` build executes the course itself). Then every
+page's links are checked on disk, and the pages are opened in Debian's Chromium through
+Playwright with every request outside ``file://`` blocked: the mathematics is typeset by
+the site's own MathJax, the figures load, the widget snapshots are there, and not one
+request tried to leave the machine. The handout prints on one page and shows fpexplore's
+numbers.
 
 Needs ``pip install -e ".[docs,browser]"`` (and ``keras`` for notebook 06) and
 ``.ci/install-browser``. Run only these tests with ``pytest -m docs``.
@@ -17,6 +19,7 @@ import html
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -26,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from fpexplore.course.requirements import imports
+from tests.notebook_runs import executed, shared_folder
 
 pytestmark = pytest.mark.docs
 
@@ -51,13 +55,44 @@ NEEDS_KERAS = {
 WIDGET_PAGES = ["01-anatomy-of-a-float", "02-precision-density", "03-representation-error"]
 
 
+def _executed_course(factory: pytest.TempPathFactory) -> Path:
+    """The course with every notebook executed (the ones that need Keras only where it
+    is installed, as the site's own build does), walked from its end: the notebook tests
+    walk it from the start, so two workers run different notebooks at once."""
+    if importlib.util.find_spec("nbclient") is None:
+        pytest.fail('nbclient is missing: pip install -e ".[docs]"')
+    source, course = REPO / "notebooks", factory.mktemp("course")
+    shared = shared_folder(factory)
+    files = [p for p in sorted(source.rglob("*")) if p.is_file() and _course_file(p, source)]
+    for path in reversed(files):
+        target = course / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        keras = path.suffix == ".ipynb" and "keras" in imports(path).required
+        if path.suffix == ".ipynb" and (HAVE_KERAS or not keras):
+            if keras:
+                os.environ.setdefault("KERAS_BACKEND", "jax")
+            shutil.copyfile(executed(path, shared, keras), target)
+        else:
+            shutil.copyfile(path, target)
+    return course
+
+
+def _course_file(path: Path, source: Path) -> bool:
+    """A file of the course as docs/conf.py copies it (no projector copies, no caches)."""
+    parts = path.relative_to(source).parts
+    hidden = any(p.startswith(".") or p == "__pycache__" for p in parts)
+    return not hidden and not path.stem.endswith("-projector")
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_nb") is None:
         pytest.fail('Sphinx or myst-nb is missing: pip install -e ".[docs]"')
     out = tmp_path_factory.mktemp("docs") / "html"
     env = os.environ | {
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "FPX_DOCS_COURSE": str(_executed_course(tmp_path_factory)),
+        "FPX_DOCS_EXECUTE": "off",  # executed above, once per test run
     }
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

@@ -22,13 +22,13 @@ import pytest
 
 from fpexplore.course.pacing import Pace, budget, part_contents, tasks, walkthrough_content
 from fpexplore.course.requirements import imports
+from tests.notebook_runs import executed, shared_folder
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 CLAIMS = range(1, 17)
 INDEX = "00-index.ipynb"
 KERAS_DEMO = "06-mixed-precision-keras.ipynb"
-CELL_TIMEOUT_S = 600
 
 
 def _course() -> list[Path]:
@@ -86,24 +86,20 @@ def test_the_course_is_there():
 
 @pytest.mark.notebooks
 @pytest.mark.parametrize("path", [_param(p) for p in _course()])
-def test_notebook_runs(path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Execute the notebook in a fresh python3 kernel, in its own folder."""
-    if "keras" in imports(path).required:
+def test_notebook_runs(
+    path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+):
+    """Execute the notebook in a fresh python3 kernel, in its own folder (once per test
+    run: the documentation site shows the same executed copy, tests/notebook_runs.py)."""
+    keras = "keras" in imports(path).required
+    if keras:
         # The notebook picks its own backend (JAX); import Keras the same way to check it.
         monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "jax"))
         pytest.importorskip("keras")
     nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
-    notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        notebook,
-        kernel_name="python3",
-        timeout=CELL_TIMEOUT_S,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()  # raises CellExecutionError, with the cell and traceback, on failure
+    pytest.importorskip("nbclient")
+    done = executed(path, shared_folder(tmp_path_factory), keras)
+    notebook = nbformat.read(done, as_version=4)
     pace, over = Pace(), []
     for part, shown, questions in part_contents(notebook):
         needed = pace.minutes(shown) + questions

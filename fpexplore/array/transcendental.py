@@ -78,6 +78,9 @@ TRANSCENDENTAL = {
 }
 """The ufuncs computed in float64 and rounded once, by name."""
 
+TINY = Decimal(10) ** -200
+"""Where ``tanh``'s distance to 1 stops mattering to the rounding (see ``_decimal_value``)."""
+
 SNAPPED = {"exp2", "log2", "log10", "cbrt", "power", "hypot"}
 """Functions whose decimal evaluation may miss an exact value of the format by a hair
 (``log2(8)`` as ``ln 8 / ln 2``): a result within ``10**-40`` of one is taken to be it."""
@@ -154,10 +157,11 @@ def _decimal_value(f: str, x: Decimal, y: Decimal | None) -> Decimal | Fraction:
         x = x - (x / (2 * pi)).to_integral_value() * 2 * pi
         s, c = _series(x, -1, 1), _series(x, -1, 0)
         return s if f == "sin" else c if f == "cos" else s / c
-    if f == "tanh":  # 1 - 2/(e^2|x| + 1), kept below 1 even where e^-2|x| underflows
-        em = (-2 * x.copy_abs()).exp()
-        if em == 0:
-            em = Decimal(10) ** decimal.getcontext().Emin
+    if f == "tanh":  # (1 - e^-2|x|)/(1 + e^-2|x|), kept below 1 even where e^-2|x| underflows
+        # Below 10**-200 the size of e^-2|x| decides nothing for a format of 24 bits or
+        # fewer (1 - 2e rounds as 1 - 2e-200 does); an exact 10**Emin would be a
+        # Fraction of a million digits per element.
+        em = max((-2 * x.copy_abs()).exp(), TINY)
         t = (Fraction(1) - Fraction(em)) / (Fraction(1) + Fraction(em))
         return -t if x < 0 else t
     if f in ("sinh", "cosh"):
