@@ -43,7 +43,7 @@ class Record:
         self,
         label: str,
         shape: tuple[int, ...],
-        compute: Callable[[], tuple[np.ndarray, dict[str, int]]],
+        compute: Callable[[], tuple[np.ndarray, dict[str, int]]] | None,
         explain: Callable[[int], Any] | None = None,
     ) -> None:
         self.label, self.shape = label, shape
@@ -57,8 +57,12 @@ class Record:
 
     def result(self) -> tuple[np.ndarray, dict[str, int]]:
         if self._cache is None:
-            self._cache = self._compute()
+            self._cache = self._computed()
         return self._cache
+
+    def _computed(self) -> tuple[np.ndarray, dict[str, int]]:
+        assert self._compute is not None
+        return self._compute()
 
     def explain(self, flat_index: int) -> Any:
         if self._explain is None:
@@ -120,7 +124,15 @@ class ElementRecord(Record):
         self.op, self.kind, self.operands, self.conversions = op, kind, operands, conversions
         self.values, self.fmt, self.rounding, self.overflow = result, fmt, rounding, overflow
         self.exact_values = exact_values
-        super().__init__(label, result.shape, self._flags, self._element)
+        # methods, not bound methods handed to Record: those would make a reference
+        # cycle that keeps every result's arrays alive until the garbage collector runs
+        super().__init__(label, result.shape, None, None)
+
+    def _computed(self) -> tuple[np.ndarray, dict[str, int]]:
+        return self._flags()
+
+    def explain(self, flat_index: int) -> Any:
+        return self._element(flat_index)
 
     def _flags(self) -> tuple[np.ndarray, dict[str, int]]:
         from .flags import conversion_mask

@@ -181,3 +181,29 @@ def test_tanh_of_large_values_rounds_by_its_distance_below_one(fmt: str, below_o
             [-want if rounding in ("toward_zero", "nearest_even") else
              -1.0 if rounding == "down" else -below_one] * len(big)
         )  # fmt: skip
+
+
+def test_results_are_freed_without_the_garbage_collector() -> None:
+    """No result keeps itself alive through a reference cycle (its record's methods),
+    so a loop of big operations does not hold every intermediate until a collection."""
+    import gc
+    import weakref
+
+    x = fpx.FormatArray(np.linspace(-2, 2, 64).reshape(8, 8), "float16")
+    operations = [
+        lambda: x + x, lambda: x * 3, lambda: np.exp(x), lambda: np.sqrt(abs(x)),
+        lambda: x.sum(), lambda: x.sum(axis=0), lambda: x @ x, lambda: np.einsum("ij,jk", x, x),
+        lambda: np.var(x, ddof=1), lambda: np.cumsum(x), lambda: x[2:5], lambda: -x,
+        lambda: np.where(x > 0, x, 0), lambda: fpx.FormatArray(x, "bfloat16"),
+    ]  # fmt: skip
+    gc.disable()
+    try:
+        for k, make in enumerate(operations):
+            result = make()
+            refs = [weakref.ref(result._values)]
+            if result._record is not None:  # it holds the operands and the values
+                refs.append(weakref.ref(result._record))
+            del result
+            assert all(r() is None for r in refs), f"operation {k}: alive until gc runs"
+    finally:
+        gc.enable()
