@@ -98,7 +98,7 @@ def one_thread(func: Callable[[], Any]) -> Callable[[], Any]:
 
 def with_one_thread(funcs: dict[str, Callable[[], Any]], n: int) -> dict[str, Callable[[], Any]]:
     """Add a one-thread twin of each fpexplore entry when this N would use threads."""
-    if K._threads(n) == 1:
+    if K.threads_for(n) == 1:
         return funcs
     twins = {
         f"{k}{ONE_THREAD}": one_thread(f) for k, f in funcs.items() if k.startswith("fpexplore")
@@ -558,7 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     K.THREADS = args.threads
     rng = np.random.default_rng(args.seed)
     print(machine_summary({"ml_dtypes": ml_dtypes, "gfloat": gfloat, "bitstring": bitstring}))
-    threads = K._threads(max(n, K.PARALLEL_MIN))
+    threads = K.threads_for(max(n, K.PARALLEL_MIN))
     print(
         f"fpexplore {fpx.__version__} from {pathlib.Path(fpx.__file__).parent}; "
         f"{threads} thread(s) for arrays of {K.PARALLEL_MIN:,} values or more"

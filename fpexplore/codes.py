@@ -29,11 +29,11 @@ import types
 from ._kernels import blocks as _kernel_blocks
 from ._kernels.arith import add_in_float32, arith_values, float64_path
 from ._kernels.blocks import BLOCK, set_threads
-from ._kernels.blocks import _threads as _threads
-from ._kernels.dtypes import _as_float64 as _as_float64
-from ._kernels.dtypes import _real_array as _real_array
+from ._kernels.blocks import threads_for as threads_for
+from ._kernels.dtypes import as_float64 as as_float64
 from ._kernels.dtypes import check_codes as check_codes
 from ._kernels.dtypes import code_dtype
+from ._kernels.dtypes import real_array as real_array
 from ._kernels.errors import rounding_errors
 from ._kernels.errors import spacing_exponents as spacing_exponents
 from ._kernels.fields import (

@@ -297,3 +297,39 @@ def test_the_contributors_page_names_every_folder() -> None:
     assert folders <= set(named), sorted(folders - set(named))
     layers = [LAYERS["" if name == "(root)" else name] for name in named]
     assert layers == sorted(layers), list(zip(named, layers, strict=True))
+
+
+def _is_module(dotted: str) -> bool:
+    """Whether ``dotted`` (relative to the package) is a module or package of it."""
+    path = PACKAGE.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def test_names_used_across_modules_are_public() -> None:
+    """A name that another module imports (or reads off ``fpexplore.codes`` as
+    ``K.name``) has a public spelling in its module; a leading underscore marks what one
+    module alone uses. Private modules themselves (``_kernels``, ``jax._core``) may be
+    imported by their names."""
+    crossing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                targets = _target(module, node)
+                source = targets[0] if targets else None
+                for alias in node.names:
+                    name = alias.name
+                    if not name.startswith("_") or name.startswith("__") or source is None:
+                        continue
+                    if not _is_module(f"{source}.{name}".strip(".")):
+                        crossing.append(f"fpexplore.{module} imports {name} from {source}")
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "K"
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                crossing.append(f"fpexplore.{module} reads K.{node.attr}")
+    assert not crossing, "private names used across modules:\n" + "\n".join(crossing)

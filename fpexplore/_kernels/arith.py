@@ -75,7 +75,7 @@ def _zero_sign_fix(result: np.ndarray, x: np.ndarray, y: np.ndarray, rounding: s
         result[zero & ~both_plus_zero] = -0.0
 
 
-def _round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """x + y rounded to odd in float64: TwoSum recovers the exact error, and an
     inexact sum with an even last bit steps one place toward the exact value."""
     s = x + y
@@ -117,13 +117,13 @@ def _compute(op: str, xs: list[np.ndarray], fmt: Format, rounding: str) -> np.nd
     nearest = rounding in ("nearest_even", "nearest_away", "stochastic")
     if op in ("add", "sub"):  # to nearest, float64's sum rounded again is correct
         y = xs[1] if op == "add" else -xs[1]
-        out = xs[0] + y if nearest else _round_to_odd_sum(xs[0], y)
+        out = xs[0] + y if nearest else round_to_odd_sum(xs[0], y)
         _zero_sign_fix(out, xs[0], y, rounding)
     elif op == "mul":  # exact in float64 (2p <= 53)
         out = xs[0] * xs[1]
     elif op == "fma":
         product = xs[0] * xs[1]
-        out = _round_to_odd_sum(product, xs[2])
+        out = round_to_odd_sum(product, xs[2])
         _zero_sign_fix(out, product, xs[2], rounding)
     elif op == "div":
         out = xs[0] / xs[1]

@@ -1,15 +1,15 @@
 """Blocked, threaded execution of the kernels, and their branch-free helpers.
 
-:func:`_run_blocks` runs a kernel's ``work`` over cache-sized blocks of an
+:func:`run_blocks` runs a kernel's ``work`` over cache-sized blocks of an
 array, sharing large arrays among a small thread pool. How many threads is
 read at each call from this module's ``THREADS`` and ``PARALLEL_MIN``, which
-users set with :func:`fpexplore.codes.set_threads`. :class:`_Scratch` holds a block's work arrays;
-:func:`_mask_where` and :func:`_blend` select without per-element branches.
+users set with :func:`fpexplore.codes.set_threads`. :class:`Scratch` holds a block's work arrays;
+:func:`mask_where` and :func:`blend` select without per-element branches.
 
 Examples
 --------
 >>> seen = []
->>> _run_blocks(5, 2, lambda part, buffers: seen.append((part.start, part.stop)), int)
+>>> run_blocks(5, 2, lambda part, buffers: seen.append((part.start, part.stop)), int)
 >>> seen
 [(0, 2), (2, 4), (4, 5)]
 """
@@ -63,14 +63,14 @@ def set_threads(threads: int | None = None, *, parallel_min: int | None = None) 
     THREADS = threads
 
 
-def _threads(n: int) -> int:
+def threads_for(n: int) -> int:
     """Threads for an array of ``n`` elements, by :data:`THREADS` and :data:`PARALLEL_MIN`."""
     if n < PARALLEL_MIN:
         return 1
     return THREADS or min(os.cpu_count() or 1, 4)
 
 
-def _run_blocks(
+def run_blocks(
     n: int, block: int, work: Callable[[slice, Any], None], scratch: Callable[[int], Any]
 ) -> None:
     """``work(block_slice, buffers)`` over ``range(n)`` in blocks, ``buffers =
@@ -80,7 +80,7 @@ def _run_blocks(
     Floating-point warnings are off inside (the kernels handle overflow, inf
     and NaN themselves); an exception in any thread is raised here."""
     global _pool
-    threads = _threads(n)
+    threads = threads_for(n)
     if threads == 1:
         with np.errstate(all="ignore"):
             buffers = scratch(min(n, block))
@@ -119,7 +119,7 @@ def _run_blocks(
         future.result()
 
 
-class _Scratch:
+class Scratch:
     """Block-sized work arrays, allocated once per call."""
 
     def __init__(self, n: int) -> None:
@@ -136,7 +136,7 @@ class _Scratch:
         return self._floats[name]
 
 
-def _mask_where(values: np.ndarray, limit: int, out: np.ndarray, *, below: bool) -> np.ndarray:
+def mask_where(values: np.ndarray, limit: int, out: np.ndarray, *, below: bool) -> np.ndarray:
     """out = all ones where values < limit (``below``) or values > limit, else 0.
     uint64 arrays below 2**63: the difference wraps past 2**63 exactly there, and
     an arithmetic shift spreads that bit. No branches, unlike a boolean mask."""
@@ -149,7 +149,7 @@ def _mask_where(values: np.ndarray, limit: int, out: np.ndarray, *, below: bool)
     return out
 
 
-def _blend(dst: np.ndarray, src: Any, mask: np.ndarray, work: np.ndarray) -> None:
+def blend(dst: np.ndarray, src: Any, mask: np.ndarray, work: np.ndarray) -> None:
     """dst = src where mask is all ones (dst ^ ((dst ^ src) & mask)); src an array or int."""
     np.bitwise_xor(dst, src, out=work)
     np.bitwise_and(work, mask, out=work)

@@ -2,8 +2,8 @@
 
 Code arrays are validated into the smallest unsigned dtype that holds a code
 (:func:`check_codes`); arrays of real values are checked and widened to float64
-(:func:`_as_float64`). The float64 masks below name the fields of a float64's
-bits, and :func:`_native` the numpy type whose casts round as a catalogue
+(:func:`as_float64`). The float64 masks below name the fields of a float64's
+bits, and :func:`native_type` the numpy type whose casts round as a catalogue
 format does.
 
 Examples
@@ -27,11 +27,11 @@ from ..formats import Format, get_format
 _NATIVE = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
-_MAGNITUDE = 0x7FFF_FFFF_FFFF_FFFF  # float64 bits without the sign
-_SIGN = 1 << 63
-_INF_BITS = 0x7FF0_0000_0000_0000
-_NAN_BITS = 0x7FF8_0000_0000_0000  # the canonical quiet NaN
-_FRACTION = (1 << 52) - 1
+MAGNITUDE = 0x7FFF_FFFF_FFFF_FFFF  # float64 bits without the sign
+SIGN = 1 << 63
+INF_BITS = 0x7FF0_0000_0000_0000
+NAN_BITS = 0x7FF8_0000_0000_0000  # the canonical quiet NaN
+FRACTION = (1 << 52) - 1
 
 
 def code_dtype(fmt: Format) -> np.dtype:
@@ -42,7 +42,7 @@ def code_dtype(fmt: Format) -> np.dtype:
     raise AssertionError("formats are at most 64 bits wide")  # pragma: no cover
 
 
-def _field_dtype(width: int) -> np.dtype:
+def field_dtype(width: int) -> np.dtype:
     for bits, dtype in _UINT.items():
         if width <= bits:
             return np.dtype(dtype)
@@ -66,13 +66,13 @@ def check_codes(codes: Any, fmt: Format) -> np.ndarray:
     return arr.astype(code_dtype(fmt), copy=False)
 
 
-def _native(fmt: Format) -> Any:
+def native_type(fmt: Format) -> Any:
     """The numpy type of a catalogue float16/32/64, else None."""
     native = _NATIVE.get(fmt.name)
     return native if native is not None and fmt == get_format(fmt.name) else None
 
 
-def _float_bits(x: float) -> int:
+def float_bits(x: float) -> int:
     return int(np.float64(x).view(np.uint64))
 
 
@@ -81,7 +81,7 @@ def _native_order(arr: np.ndarray) -> np.ndarray:
     return arr if arr.dtype.isnative else arr.astype(arr.dtype.newbyteorder("="))
 
 
-def _real_array(values: Any) -> np.ndarray:
+def real_array(values: Any) -> np.ndarray:
     """Check an array of real numbers; returned in native byte order.
 
     Refused with TypeError: bool, complex, str, bytes, datetime, timedelta,
@@ -159,7 +159,7 @@ def narrowed(values: np.ndarray, dtype: Any) -> np.ndarray:
         exponent_bits, fraction_bits = _IEEE_FIELDS[target.itemsize]
         bits = values[nan].view(np.uint64)
         sign = bits >> np.uint64(63)
-        kept = (bits & np.uint64(_FRACTION)) >> np.uint64(52 - fraction_bits)
+        kept = (bits & np.uint64(FRACTION)) >> np.uint64(52 - fraction_bits)
         kept[kept == 0] = 1  # would read as infinity
         code = (sign << np.uint64(exponent_bits + fraction_bits)) | kept
         code |= np.uint64(((1 << exponent_bits) - 1) << fraction_bits)
@@ -182,14 +182,14 @@ def nan_code_bits(codes: np.ndarray, fmt: Format) -> np.ndarray:
     if not fmt.is_signed:
         sign[...] = 0
     if fmt.nan_encoding != "ieee":
-        return sign | np.uint64(_NAN_BITS)
+        return sign | np.uint64(NAN_BITS)
     fraction = codes & np.uint64((1 << fmt.mantissa_bits) - 1)
-    return sign | np.uint64(_INF_BITS) | (fraction << np.uint64(52 - fmt.mantissa_bits))
+    return sign | np.uint64(INF_BITS) | (fraction << np.uint64(52 - fmt.mantissa_bits))
 
 
-def _as_float64(values: Any) -> np.ndarray:
+def as_float64(values: Any) -> np.ndarray:
     """Real values as a float64 array (see :func:`widen_into`)."""
-    arr = _real_array(values)
+    arr = real_array(values)
     if arr.dtype == np.float64:
         return arr
     out = np.empty(arr.shape, np.float64)

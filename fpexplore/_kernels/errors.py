@@ -9,11 +9,11 @@ import numpy as np
 
 from ..exact import check_overflow, check_rounding
 from ..formats import Format, FormatLike, get_format
-from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _INF_BITS, _real_array, widen_into
+from .blocks import BLOCK, Scratch, run_blocks
+from .dtypes import INF_BITS, real_array, widen_into
 from .integers import exact_float64, integer_errors, wide_integers
-from .round_blocked import _round_into, _rounder
-from .round_f32 import _rounder32, _Scratch32, round_block32
+from .round_blocked import blocked_rounder, round_into
+from .round_f32 import Scratch32, round_block32, rounder32
 from .rounding import round_values
 
 
@@ -37,13 +37,13 @@ def rounding_errors(
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
-    given = _real_array(values)
+    given = real_array(values)
     # float32 stays as it is (widened a block at a time below); other inputs are made
     # float64 once (integers beyond 2**53 pre-rounded)
     x = given if given.dtype == np.float32 else exact_float64(given, fmt, rounding)
-    r = _rounder(fmt, rounding, overflow)
+    r = blocked_rounder(fmt, rounding, overflow)
     precomputed = None if r is not None else round_values(x, fmt, rounding, overflow=overflow)
-    r32 = _rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
+    r32 = rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
     outputs = tuple(np.empty(x.shape) for _ in range(4))
     flat, dst = x.reshape(-1), [a.reshape(-1) for a in outputs]
 
@@ -71,7 +71,7 @@ def rounding_errors(
             np.copyto(narrow, xb, casting="same_kind")
             np.copyto(rounded, narrow)
         else:
-            _round_into(xb, r, rounded, scratch.wide)
+            round_into(xb, r, rounded, scratch.wide)
         np.subtract(rounded, xb, out=abs_error)
         np.abs(abs_error, out=abs_error)
         np.divide(abs_error, rel_error, out=rel_error)
@@ -83,7 +83,7 @@ def rounding_errors(
             ulp_error[zero] = 0.0
             ulp_error[np.isinf(abs_error)] = np.inf
 
-    _run_blocks(flat.size, BLOCK, work, _BothScratch)
+    run_blocks(flat.size, BLOCK, work, _BothScratch)
     rounded_all, abs_all, rel_all, ulp_all = outputs
     wide = wide_integers(given)
     if wide is not None and wide.any():  # measured from the integers themselves
@@ -97,14 +97,14 @@ class _BothScratch:
     """Work arrays of the float64 kernel and, for float32 inputs, the float32 one."""
 
     def __init__(self, n: int) -> None:
-        self.wide = _Scratch(n)
-        self._narrow: _Scratch32 | None = None
+        self.wide = Scratch(n)
+        self._narrow: Scratch32 | None = None
         self.n = n
 
     @property
-    def narrow(self) -> _Scratch32:
+    def narrow(self) -> Scratch32:
         if self._narrow is None:
-            self._narrow = _Scratch32(self.n)
+            self._narrow = Scratch32(self.n)
         return self._narrow
 
 
@@ -133,7 +133,7 @@ def _ulp_error_into(
     m = fmt.mantissa_bits
     if m >= 1 and fmt.emin - m >= -1022:
         per_ulp = out.view(np.uint64)
-        np.bitwise_and(x.view(np.uint64), _INF_BITS, out=per_ulp)  # float64 exponent field
+        np.bitwise_and(x.view(np.uint64), INF_BITS, out=per_ulp)  # float64 exponent field
         if tiny:  # subnormals and zero: the spacing of the lowest binade
             np.maximum(per_ulp, (fmt.emin + 1023) << 52, out=per_ulp)
         np.subtract((2046 + m) << 52, per_ulp, out=per_ulp)  # 2**(m - exponent)

@@ -11,14 +11,14 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ..formats import Format, FormatLike, get_format
-from .blocks import BLOCK, _blend, _mask_where, _run_blocks, _Scratch
+from .blocks import BLOCK, Scratch, blend, mask_where, run_blocks
 from .dtypes import (
-    _INF_BITS,
-    _NAN_BITS,
-    _field_dtype,
-    _native,
+    INF_BITS,
+    NAN_BITS,
     check_codes,
     code_dtype,
+    field_dtype,
+    native_type,
     widen_into,
 )
 from .tables import tables
@@ -132,7 +132,7 @@ array([2, 3], dtype=uint8))
     fmt = get_format(fmt)
     c = check_codes(codes, fmt)
     m, e = fmt.mantissa_bits, fmt.exponent_bits
-    dtypes = (np.dtype(np.uint8), _field_dtype(e), _field_dtype(max(m, 1)), np.dtype(np.uint8))
+    dtypes = (np.dtype(np.uint8), field_dtype(e), field_dtype(max(m, 1)), np.dtype(np.uint8))
     if out is None:
         wanted = (parts, parts, parts, kinds)
         out = tuple(
@@ -181,9 +181,7 @@ array([2, 3], dtype=uint8))
             np.bitwise_and(cb, fmt.sign_mask - 1, out=t)
             _classify_into(t, kind[block], flag, fmt)
 
-    _run_blocks(
-        flat.size, BLOCK, work, lambda size: (np.empty(size, c.dtype), np.empty(size, bool))
-    )
+    run_blocks(flat.size, BLOCK, work, lambda size: (np.empty(size, c.dtype), np.empty(size, bool)))
     return out
 
 
@@ -225,9 +223,9 @@ def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
         return tables(fmt).values[c]
     out = np.empty(c.shape, np.float64)
     flat, dst = c.reshape(-1), out.reshape(-1)
-    native = _native(fmt)
+    native = native_type(fmt)
     if native is not None:  # widened exactly, NaN bits kept (a signalling NaN stays one)
-        _run_blocks(
+        run_blocks(
             flat.size, BLOCK, lambda block, _: widen_into(dst[block], flat[block].view(native)), int
         )
         return out
@@ -237,7 +235,7 @@ def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
     offset = ((1023 - fmt.bias) << 52) % (1 << 64)  # exponent rebias, modulo 2**64
     specials = {"ieee": fmt.inf_code, "fn": fmt.nan_code, "none": None}[fmt.nan_encoding]
 
-    def work(block: slice, scratch: _Scratch) -> None:
+    def work(block: slice, scratch: Scratch) -> None:
         k = block.stop - block.start
         cb, mag, b = flat[block], scratch.magnitude[:k], scratch.rounded[:k]
         np.copyto(mag, cb)
@@ -248,18 +246,18 @@ def codes_to_values(codes: Any, fmt: FormatLike) -> np.ndarray:
         if low < first_normal:  # zero and subnormals: a count of the smallest subnormal
             small = scratch.floats()[:k]
             np.multiply(mag, fmt.smallest_subnormal, out=small)
-            mask = _mask_where(mag, first_normal, scratch.mask[:k], below=True)
-            _blend(b, small.view(np.uint64), mask, scratch.work[:k])
+            mask = mask_where(mag, first_normal, scratch.mask[:k], below=True)
+            blend(b, small.view(np.uint64), mask, scratch.work[:k])
         if specials is not None and high >= specials:
-            b[mag == specials] = _NAN_BITS if fmt.nan_encoding == "fn" else _INF_BITS
+            b[mag == specials] = NAN_BITS if fmt.nan_encoding == "fn" else INF_BITS
             nan = mag > specials  # IEEE NaNs: quiet bit and payload kept
-            b[nan] = _INF_BITS | ((mag[nan] & np.uint64(first_normal - 1)) << np.uint64(52 - m))
+            b[nan] = INF_BITS | ((mag[nan] & np.uint64(first_normal - 1)) << np.uint64(52 - m))
         np.copyto(mag, cb)
         np.right_shift(mag, fmt.bits - 1, out=mag)
         np.left_shift(mag, 63, out=mag)
         np.bitwise_or(b, mag, out=dst[block].view(np.uint64))
 
-    _run_blocks(flat.size, BLOCK, work, _Scratch)
+    run_blocks(flat.size, BLOCK, work, Scratch)
     return out
 
 

@@ -1,9 +1,9 @@
 """Branch-free rounding of one block of float64 values into a format.
 
-:func:`_round_into` rounds a block with integer and float64 arithmetic on the
+:func:`round_into` rounds a block with integer and float64 arithmetic on the
 bits (numpy's own casts where they round the same way), writing codes or
 float64 values; the constants of one (format, rounding, overflow) are computed
-once, by :func:`_rounder`. Results match :func:`fpexplore.exact.round_real`
+once, by :func:`blocked_rounder`. Results match :func:`fpexplore.exact.round_real`
 bit for bit."""
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from ..formats import Format
-from .blocks import _blend, _mask_where, _Scratch
+from .blocks import Scratch, blend, mask_where
 from .dtypes import (
-    _FRACTION,
-    _INF_BITS,
-    _MAGNITUDE,
-    _NAN_BITS,
-    _SIGN,
-    _float_bits,
-    _native,
+    FRACTION,
+    INF_BITS,
+    MAGNITUDE,
+    NAN_BITS,
+    SIGN,
     code_dtype,
+    float_bits,
     nan_code_bits,
+    native_type,
     widen_into,
 )
 
@@ -48,31 +48,31 @@ class _Rounder(NamedTuple):
 
 
 @lru_cache(maxsize=128)
-def _rounder(fmt: Format, rounding: str, overflow: str | None) -> _Rounder | None:
+def blocked_rounder(fmt: Format, rounding: str, overflow: str | None) -> _Rounder | None:
     """The constants of the blocked kernels, or None where they do not apply
     (stochastic rounding; formats with normals below float64's; tabulated formats)."""
     if rounding == "stochastic" or fmt.emin < -1022 or fmt.tabulated:
         return None
-    native = _native(fmt) if rounding == "nearest_even" and overflow is None else None
+    native = native_type(fmt) if rounding == "nearest_even" and overflow is None else None
     m = fmt.mantissa_bits
     if overflow == "saturate" or not fmt.has_nan:
-        big_code, big_bits = fmt.max_code, _float_bits(fmt.max)
+        big_code, big_bits = fmt.max_code, float_bits(fmt.max)
     elif fmt.inf_code is not None:
-        big_code, big_bits = fmt.inf_code, _INF_BITS
+        big_code, big_bits = fmt.inf_code, INF_BITS
     else:
         assert fmt.nan_code is not None  # has_nan
-        big_code, big_bits = fmt.nan_code, _NAN_BITS
+        big_code, big_bits = fmt.nan_code, NAN_BITS
     scale = m - fmt.emin
     magic = rounding == "nearest_even" and m <= 51 and fmt.emax + 52 - m < 1022
-    floor_bits = _float_bits(fmt.smallest_subnormal / 4) if scale < 0 else 0
+    floor_bits = float_bits(fmt.smallest_subnormal / 4) if scale < 0 else 0
     return _Rounder(
-        fmt, rounding, overflow, native, 52 - m, _float_bits(fmt.smallest_normal),
-        _float_bits(fmt.max), (2.0 ** (scale // 2), 2.0 ** (scale - scale // 2)),
+        fmt, rounding, overflow, native, 52 - m, float_bits(fmt.smallest_normal),
+        float_bits(fmt.max), (2.0 ** (scale // 2), 2.0 ** (scale - scale // 2)),
         ((1023 - fmt.bias) << m) % (1 << 64), big_code, big_bits, magic, floor_bits,
     )  # fmt: skip
 
 
-def _round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: _Scratch) -> None:
+def round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: Scratch) -> None:
     """Round one block of float64 ``x``; write codes (integer ``out``) or float64 values."""
     as_codes = out.dtype.kind == "u"
     if r.native is not None:
@@ -83,7 +83,7 @@ def _round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: _Scratch) 
         np.copyto(narrow, x, casting="same_kind")
         if np.isnan(x.max()):  # NaN payloads as exact.round_real keeps them
             nan = np.isnan(x)
-            codes = _nan_codes(x.view(np.uint64)[nan], r.fmt).astype(code_dtype(r.fmt))
+            codes = nan_codes(x.view(np.uint64)[nan], r.fmt).astype(code_dtype(r.fmt))
             narrow[nan] = codes.view(r.native)
         if not as_codes:
             widen_into(out, narrow)  # NaN bits kept (a signalling NaN stays one)
@@ -91,12 +91,12 @@ def _round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: _Scratch) 
     k = x.size
     bits = x.view(np.uint64)
     a, rounded = scratch.magnitude[:k], scratch.rounded[:k]
-    np.bitwise_and(bits, _MAGNITUDE, out=a)
+    np.bitwise_and(bits, MAGNITUDE, out=a)
     low, high = int(a.min()), int(a.max())
     if r.magic:
         _round_nearest_even(a, r, rounded, scratch)
     else:
-        _round_magnitudes(a, bits, r, rounded, scratch.work[:k])
+        round_magnitudes(a, bits, r, rounded, scratch.work[:k])
     result = rounded
     if as_codes:  # from float64 fields to the format's fields, valid for normal results
         result = scratch.codes[:k]
@@ -111,7 +111,7 @@ def _round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: _Scratch) 
         np.right_shift(bits, 63, out=sign)
         np.left_shift(sign, r.fmt.bits - 1, out=sign)
     else:
-        np.bitwise_and(bits, _SIGN, out=sign)
+        np.bitwise_and(bits, SIGN, out=sign)
     if out.dtype == np.uint64 or not as_codes:
         np.bitwise_or(result, sign, out=out.view(np.uint64))
     else:
@@ -119,14 +119,14 @@ def _round_into(x: np.ndarray, r: _Rounder, out: np.ndarray, scratch: _Scratch) 
         np.copyto(out, result, casting="unsafe")
 
 
-def _round_nearest_even(a: np.ndarray, r: _Rounder, rounded: np.ndarray, scratch: _Scratch) -> None:
+def _round_nearest_even(a: np.ndarray, r: _Rounder, rounded: np.ndarray, scratch: Scratch) -> None:
     """Nearest-even in float64 arithmetic, subnormal range included, with no branch:
     add ``c = 2**(max(exponent, emin) - mantissa_bits + 52)``, whose float64 spacing
     is the format's spacing at ``a``, then subtract it. The sum is rounded once, to
     nearest even (the hardware's mode), and the subtraction is exact."""
     k = a.size
     c = scratch.work[:k]
-    np.bitwise_and(a, _INF_BITS, out=c)  # 2**exponent, as float64 bits
+    np.bitwise_and(a, INF_BITS, out=c)  # 2**exponent, as float64 bits
     np.maximum(c, r.normal_bits, out=c)
     np.minimum(c, (2046 - r.shift) << 52, out=c)  # far overflows keep a finite c
     np.add(c, r.shift << 52, out=c)
@@ -136,7 +136,7 @@ def _round_nearest_even(a: np.ndarray, r: _Rounder, rounded: np.ndarray, scratch
 
 
 class _Place(Protocol):
-    """What :func:`_round_magnitudes` reads of a rounder (float64's or float32's)."""
+    """What :func:`round_magnitudes` reads of a rounder (float64's or float32's)."""
 
     @property
     def rounding(self) -> str: ...
@@ -145,13 +145,13 @@ class _Place(Protocol):
     def shift(self) -> int: ...
 
 
-def _round_magnitudes(
+def round_magnitudes(
     a: np.ndarray,
     bits: np.ndarray,
     r: _Place,
     rounded: np.ndarray,
     work: np.ndarray,
-    keep: int = _MAGNITUDE,
+    keep: int = MAGNITUDE,
 ) -> None:
     """Round magnitude bits ``a`` (float64's, or float32's for the float32 path) to the
     format's last place, exactly, with integer arithmetic: add an increment below that
@@ -182,7 +182,7 @@ def _round_magnitudes(
     np.bitwise_and(rounded, keep ^ below, out=rounded)
 
 
-def _round_count(quanta: np.ndarray, bits: np.ndarray, mode: str) -> None:
+def round_count(quanta: np.ndarray, bits: np.ndarray, mode: str) -> None:
     """Round a float count of subnormal quanta to a whole number in place, by ``mode``;
     the directed modes read the sign from the top bit of the inputs ``bits`` (float64's
     or float32's)."""
@@ -206,7 +206,7 @@ def _round_small(
     rounded: np.ndarray,
     result: np.ndarray,
     as_codes: bool,
-    scratch: _Scratch,
+    scratch: Scratch,
 ) -> None:
     """Results below smallest_normal: count subnormal quanta in float64 (exact
     there), round that count to an integer by the rounding mode, and blend it in
@@ -231,15 +231,15 @@ def _round_small(
     if r.magic:
         pass
     else:
-        _round_count(quanta, bits, mode)
+        round_count(quanta, bits, mode)
     small = scratch.work[:k]
     if as_codes:  # the count of quanta is the code (2**m: the smallest normal)
         np.copyto(small, quanta, casting="unsafe")
     else:
         np.multiply(quanta, r.fmt.smallest_subnormal, out=quanta)
         np.copyto(small, quanta.view(np.uint64))
-    mask = _mask_where(source, r.normal_bits, scratch.mask[:k], below=True)
-    _blend(result, small, mask, scratch.floats("blend")[:k].view(np.uint64))
+    mask = mask_where(source, r.normal_bits, scratch.mask[:k], below=True)
+    blend(result, small, mask, scratch.floats("blend")[:k].view(np.uint64))
 
 
 def _round_specials(
@@ -249,12 +249,12 @@ def _round_specials(
     rounded: np.ndarray,
     result: np.ndarray,
     as_codes: bool,
-    scratch: _Scratch,
+    scratch: Scratch,
 ) -> None:
     """Overflow by the format's convention (toward zero: max), then inf and NaN inputs."""
     fmt, k = r.fmt, a.size
     max_, big = (fmt.max_code, r.big_code) if as_codes else (r.max_bits, r.big_bits)
-    over = _mask_where(rounded, r.max_bits, scratch.mask[:k], below=False)
+    over = mask_where(rounded, r.max_bits, scratch.mask[:k], below=False)
     work = scratch.floats("blend")[:k].view(np.uint64)
     if r.rounding in ("up", "down"):  # toward zero on one side: max there, big on the other
         target = scratch.work[:k]
@@ -264,29 +264,29 @@ def _round_specials(
         np.negative(target, out=target)
         np.bitwise_and(target, max_ ^ big, out=target)
         np.bitwise_xor(target, big, out=target)
-        _blend(result, target, over, work)
+        blend(result, target, over, work)
     else:
-        _blend(result, max_ if r.rounding == "toward_zero" else big, over, work)
-    if int(a.max()) < _INF_BITS:
+        blend(result, max_ if r.rounding == "toward_zero" else big, over, work)
+    if int(a.max()) < INF_BITS:
         return
-    infinite = a == _INF_BITS
+    infinite = a == INF_BITS
     if infinite.any():
         if fmt.has_infinity:
-            result[infinite] = fmt.inf_code if as_codes else _INF_BITS
+            result[infinite] = fmt.inf_code if as_codes else INF_BITS
         else:  # like an overflow rounded to nearest
             result[infinite] = big
-    nan = a > _INF_BITS
+    nan = a > INF_BITS
     if nan.any():
         if not fmt.has_nan:
             raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
-        codes = _nan_codes(a[nan], fmt)
+        codes = nan_codes(a[nan], fmt)
         if as_codes:
             result[nan] = codes
         else:  # the payload, widened as codes_to_values widens it (the sign comes later)
-            result[nan] = nan_code_bits(codes, fmt) & np.uint64(_MAGNITUDE)
+            result[nan] = nan_code_bits(codes, fmt) & np.uint64(MAGNITUDE)
 
 
-def _nan_codes(bits: np.ndarray, fmt: Format) -> np.ndarray:
+def nan_codes(bits: np.ndarray, fmt: Format) -> np.ndarray:
     """Codes of float64 NaNs, as exact.round_real makes them: IEEE formats keep the
     sign, the quiet bit and the top payload bits (a signalling NaN whose kept bits
     are all 0 gets payload 1, so it stays a NaN); 'fn' formats have one NaN."""
@@ -297,6 +297,6 @@ def _nan_codes(bits: np.ndarray, fmt: Format) -> np.ndarray:
         return sign | np.uint64(fmt.nan_code)
     assert fmt.inf_code is not None  # IEEE: NaNs share the infinities' exponent field
     m = fmt.mantissa_bits
-    payload = (bits & np.uint64(_FRACTION)) >> np.uint64(52 - m)
+    payload = (bits & np.uint64(FRACTION)) >> np.uint64(52 - m)
     payload[payload == 0] = 1
     return sign | np.uint64(fmt.inf_code) | payload

@@ -12,10 +12,10 @@ Examples
 --------
 >>> import numpy as np
 >>> from fpexplore.formats import get_format
->>> r = _rounder32(get_format("bfloat16"), "nearest_even", None)
+>>> r = rounder32(get_format("bfloat16"), "nearest_even", None)
 >>> x = np.array([1.0, 1 + 2**-8, 1 + 3 * 2**-8, 3.4e38], np.float32)
 >>> out = np.empty(4, np.float32)
->>> round_block32(x, r, out, _Scratch32(4))
+>>> round_block32(x, r, out, Scratch32(4))
 >>> out.tolist()
 [1.0, 1.0, 1.015625, inf]
 """
@@ -29,7 +29,7 @@ import numpy as np
 
 from ..formats import Format
 from .dtypes import code_dtype, narrowed, widen_into
-from .round_blocked import _round_count, _round_into, _round_magnitudes, _rounder, _Scratch
+from .round_blocked import Scratch, blocked_rounder, round_count, round_into, round_magnitudes
 
 _MAG32 = 0x7FFF_FFFF
 _SIGNLESS = ("nearest_even", "nearest_away", "toward_zero")  # modes blind to the sign
@@ -57,7 +57,7 @@ def _bits32(x: float) -> int:
 
 
 @lru_cache(maxsize=128)
-def _rounder32(fmt: Format, rounding: str, overflow: str | None) -> _Rounder32 | None:
+def rounder32(fmt: Format, rounding: str, overflow: str | None) -> _Rounder32 | None:
     """Constants for float32 inputs, or None where this path does not apply
     (stochastic rounding; formats reaching outside float32's exponent range)."""
     m, scale = fmt.mantissa_bits, fmt.mantissa_bits - fmt.emin
@@ -82,7 +82,7 @@ def _rounder32(fmt: Format, rounding: str, overflow: str | None) -> _Rounder32 |
     )  # fmt: skip
 
 
-class _Scratch32:
+class Scratch32:
     """Block-sized uint32 work arrays, and a float64 scratch for the fallback."""
 
     def __init__(self, n: int) -> None:
@@ -93,11 +93,11 @@ class _Scratch32:
             np.empty(self.n, np.uint32) for _ in range(6)
         )
         self.quanta, self.out32 = np.empty(self.n, np.float32), np.empty(self.n, np.float32)
-        self.wide: _Scratch | None = None
+        self.wide: Scratch | None = None
 
-    def fallback(self) -> _Scratch:
+    def fallback(self) -> Scratch:
         if self.wide is None:
-            self.wide = _Scratch(self.n)
+            self.wide = Scratch(self.n)
         return self.wide
 
 
@@ -136,7 +136,7 @@ def _magnitude_range(bits: np.ndarray, need_low: bool) -> tuple[int, int]:
     return min(candidates), high
 
 
-def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) -> None:
+def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: Scratch32) -> None:
     """Round one block of float32 ``x``: codes into an unsigned ``out``, else the
     rounded values into a float32 ``out``."""
     k = x.size
@@ -146,18 +146,18 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
     if r.float32_exponents and not as_codes and not np.isnan(np.max(x)):
         # bfloat16, TF32 under nearest-even: float32's exponents, subnormals, infinities
         # and overflow to inf; only a NaN (its payload) needs the general path
-        _round_magnitudes(bits, bits, r, out.view(np.uint32), work, keep=0xFFFF_FFFF)
+        round_magnitudes(bits, bits, r, out.view(np.uint32), work, keep=0xFFFF_FFFF)
         return
     # a format sharing float32's exponent range (bfloat16, TF32) has float32's subnormals
     need_low = r.fmt.emin > -126
     low, high = _magnitude_range(bits, need_low)
     if high >= _INF32:  # inf or NaN: the float64 kernel, payloads and all
-        r64 = _rounder(r.fmt, r.rounding, r.overflow)
+        r64 = blocked_rounder(r.fmt, r.rounding, r.overflow)
         assert r64 is not None
         result64 = np.empty(k, code_dtype(r.fmt) if as_codes else np.float64)
         wide = np.empty(k)
         widen_into(wide, x)  # NaNs keep their bits (a signalling one stays signalling)
-        _round_into(wide, r64, result64, s.fallback())
+        round_into(wide, r64, result64, s.fallback())
         if as_codes:
             np.copyto(out, result64, casting="unsafe")
         else:  # NaN bits kept: not the hardware's (quieting) conversion
@@ -166,10 +166,10 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
     small = need_low and low < r.normal_bits
     if high <= r.max_bits and not small and not as_codes and r.rounding in _SIGNLESS:
         # the sign rides along: keep every bit but the dropped ones
-        _round_magnitudes(bits, bits, r, out.view(np.uint32), work, keep=0xFFFF_FFFF)
+        round_magnitudes(bits, bits, r, out.view(np.uint32), work, keep=0xFFFF_FFFF)
         return
     np.bitwise_and(bits, _MAG32, out=a)
-    _round_magnitudes(a, bits, r, rounded, work, keep=0xFFFF_FFFF)
+    round_magnitudes(a, bits, r, rounded, work, keep=0xFFFF_FFFF)
     result = rounded
     if as_codes:
         result = out if out.dtype == np.uint32 else s.codes[:k]
@@ -194,7 +194,7 @@ def round_block32(x: np.ndarray, r: _Rounder32, out: np.ndarray, s: _Scratch32) 
 
 def _round_small32(
     a: np.ndarray, bits: np.ndarray, r: _Rounder32, result: np.ndarray, as_codes: bool,
-    s: _Scratch32,
+    s: Scratch32,
 ) -> None:  # fmt: skip
     """Magnitudes below smallest_normal: count subnormal quanta (exact in float32),
     round the count by the mode, blend it in there."""
@@ -202,7 +202,7 @@ def _round_small32(
     quanta = s.quanta[:k]
     np.multiply(a.view(np.float32), np.float32(r.to_quanta[0]), out=quanta)  # exact:
     np.multiply(quanta, np.float32(r.to_quanta[1]), out=quanta)  # (2**133 overflows float32)
-    _round_count(quanta, bits, r.rounding)
+    round_count(quanta, bits, r.rounding)
     small = s.work[:k]
     if as_codes:
         np.copyto(small, quanta, casting="unsafe")
@@ -215,7 +215,7 @@ def _round_small32(
 
 def _round_over32(
     bits: np.ndarray, r: _Rounder32, rounded: np.ndarray, result: np.ndarray, as_codes: bool,
-    s: _Scratch32,
+    s: Scratch32,
 ) -> None:  # fmt: skip
     """Overflow by the format's convention (toward zero: max)."""
     fmt = r.fmt

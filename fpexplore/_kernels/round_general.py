@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..formats import Format
-from .round_blocked import _nan_codes
+from .round_blocked import nan_codes
 
 
-def _round_block_float(
+def round_block_float(
     x: np.ndarray, fmt: Format, rounding: str, overflow: str | None, rng: Any
 ) -> np.ndarray:
     m = fmt.mantissa_bits
@@ -89,5 +89,5 @@ def _special_codes(
     if nan.any():
         if not fmt.has_nan:
             raise ValueError(f"{fmt.name} has no NaN encoding; cannot represent nan")
-        code[nan] = _nan_codes(bits64[nan], fmt) & ~np.uint64(fmt.sign_mask)
+        code[nan] = nan_codes(bits64[nan], fmt) & ~np.uint64(fmt.sign_mask)
     return code

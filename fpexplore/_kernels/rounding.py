@@ -7,7 +7,7 @@ format, the rounding mode and the overflow policy, in this order:
 1. **float32 codes** (:mod:`~fpexplore._kernels.round_f32`): a float32 input, rounded
    neither stochastically nor into a tabulated format, into a format whose exponents
    and subnormals lie inside float32's (``m <= 23``, ``-126 <= emin``, ``emax <= 127``,
-   ``emin - m >= -149``: bfloat16, float16, TF32, FP8, FP6, FP4; ``_rounder32`` says
+   ``emin - m >= -149``: bfloat16, float16, TF32, FP8, FP6, FP4; ``rounder32`` says
    which). Integer work on the input's own 32-bit codes, no float64 copy; a block that
    holds inf or NaN goes through route 3 instead, which keeps NaN payloads.
 2. **tabulated formats** (:mod:`~fpexplore._kernels.tables`): ``Format.tabulated``
@@ -16,7 +16,7 @@ format, the rounding mode and the overflow policy, in this order:
    of the magnitudes against the midpoints.
 3. **blocked float64** (:mod:`~fpexplore._kernels.round_blocked`): every other
    deterministic mode into a format whose normals lie inside float64's
-   (``emin >= -1022``; ``_rounder`` returns its constants, else None). Branch-free
+   (``emin >= -1022``; ``blocked_rounder`` returns its constants, else None). Branch-free
    integer and float64 work on the bits, block by block: numpy's own cast for float16,
    float32 and float64 under ``nearest_even`` without an overflow policy; otherwise an
    addition of a power of two (``nearest_even``, ``m <= 51``) or the bits' own
@@ -45,13 +45,13 @@ import numpy as np
 
 from ..exact import check_overflow, check_rng, check_rounding
 from ..formats import Format, FormatLike, get_format
-from .blocks import BLOCK, _run_blocks, _Scratch
-from .dtypes import _real_array, code_dtype, narrowed, widen_into
+from .blocks import BLOCK, Scratch, run_blocks
+from .dtypes import code_dtype, narrowed, real_array, widen_into
 from .fields import codes_to_values
 from .integers import exact_float64, pre_round, wide_integers
-from .round_blocked import _round_into, _rounder
-from .round_f32 import _rounder32, _Scratch32, round_block32
-from .round_general import _round_block_float
+from .round_blocked import blocked_rounder, round_into
+from .round_f32 import Scratch32, round_block32, rounder32
+from .round_general import round_block_float
 from .tables import round_table
 
 
@@ -59,14 +59,14 @@ def _round_array(
     values: Any, fmt: Format, rounding: str, overflow: str | None, dtype: np.dtype
 ) -> np.ndarray:
     """Round an array block by block into a new array of codes or float64 values."""
-    x = _real_array(values)
+    x = real_array(values)
     out = np.empty(x.shape, dtype)
     flat, dst = x.reshape(-1), out.reshape(-1)
-    r32 = _rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
+    r32 = rounder32(fmt, rounding, overflow) if x.dtype == np.float32 else None
     if r32 is not None:  # float32 inputs: integer work on their own bits, no widening
         narrow = dtype.kind == "u" or dtype == np.float32
 
-        def work32(block: slice, scratch: _Scratch32) -> None:
+        def work32(block: slice, scratch: Scratch32) -> None:
             if narrow:
                 round_block32(flat[block], r32, dst[block], scratch)
             else:
@@ -74,23 +74,23 @@ def _round_array(
                 round_block32(flat[block], r32, result, scratch)
                 widen_into(dst[block], result)  # NaN bits kept
 
-        _run_blocks(flat.size, BLOCK, work32, _Scratch32)
+        run_blocks(flat.size, BLOCK, work32, Scratch32)
         return out
-    r = _rounder(fmt, rounding, overflow)
+    r = blocked_rounder(fmt, rounding, overflow)
     assert r is not None
     if dtype == np.float32:  # values of a format inside float32: exact narrowing
         return narrowed(_round_array(x, fmt, rounding, overflow, np.dtype(np.float64)), np.float32)
     convert = flat.dtype != np.float64
 
-    def work(block: slice, scratch: _Scratch) -> None:
+    def work(block: slice, scratch: Scratch) -> None:
         xb = _converted(flat[block], scratch, r.fmt, rounding) if convert else flat[block]
-        _round_into(xb, r, dst[block], scratch)
+        round_into(xb, r, dst[block], scratch)
 
-    _run_blocks(flat.size, BLOCK, work, _Scratch)
+    run_blocks(flat.size, BLOCK, work, Scratch)
     return out
 
 
-def _converted(x: np.ndarray, scratch: _Scratch, fmt: Format, rounding: str) -> np.ndarray:
+def _converted(x: np.ndarray, scratch: Scratch, fmt: Format, rounding: str) -> np.ndarray:
     """A float64 copy of a block of another real dtype, in scratch, that rounds into
     ``fmt`` as the block's exact values do (integers beyond 2**53 pre-rounded)."""
     converted = scratch.floats("input")[: x.size]
@@ -121,11 +121,11 @@ def round_codes(
     fmt = get_format(fmt)
     check_rounding(rounding)
     check_overflow(overflow)
-    if _rounder(fmt, rounding, overflow) is not None:
+    if blocked_rounder(fmt, rounding, overflow) is not None:
         return _round_array(values, fmt, rounding, overflow, code_dtype(fmt))
     if rounding == "stochastic":
         rng = check_rng(rng)
-    x = exact_float64(_real_array(values), fmt, rounding, rng)
+    x = exact_float64(real_array(values), fmt, rounding, rng)
     flat = x.reshape(-1)
     out = np.empty(flat.shape, dtype=code_dtype(fmt))
     for start in range(0, flat.size, BLOCK):
@@ -134,7 +134,7 @@ def round_codes(
             out[block] = round_table(flat[block], fmt, rounding, overflow, rng)
             continue
         with np.errstate(invalid="ignore", over="ignore"):
-            out[block] = _round_block_float(flat[block], fmt, rounding, overflow, rng)
+            out[block] = round_block_float(flat[block], fmt, rounding, overflow, rng)
     return out.reshape(x.shape)
 
 
@@ -160,7 +160,7 @@ def round_values(
     dtype = np.dtype(dtype)
     if dtype not in (np.float64, np.float32):
         raise ValueError(f"dtype must be float64 or float32, got {dtype}")
-    if _rounder(fmt, rounding, overflow) is not None:
+    if blocked_rounder(fmt, rounding, overflow) is not None:
         return _round_array(values, fmt, rounding, overflow, dtype)
     values64 = codes_to_values(round_codes(values, fmt, rounding, overflow=overflow, rng=rng), fmt)
     return narrowed(values64, dtype)

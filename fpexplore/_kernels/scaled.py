@@ -41,7 +41,7 @@ import numpy as np
 
 from ..exact import check_rng, parse_real, round_real
 from ..formats import Format, get_format
-from .dtypes import _as_float64, code_dtype
+from .dtypes import as_float64, code_dtype
 from .fields import codes_to_values
 from .integers import round_integers, wide_integers
 from .rounding import round_values
@@ -93,7 +93,7 @@ def odd_float64_array(x: np.ndarray) -> np.ndarray:
     integers beyond 2**53 rounded to odd, which a format of at most 51 bits (and a
     scaling by a power of two, or a quotient by a short divisor, before it) rounds
     as it would the integer itself."""
-    out = _as_float64(x)
+    out = as_float64(x)
     wide = wide_integers(x)
     if wide is not None and wide.any():
         out[wide] = round_integers(x[wide], get_format("float64"), "odd")[0]
@@ -173,7 +173,7 @@ def odd_product(x: np.ndarray, scale: Any, fmt: Format | None = None) -> np.ndar
     rounded to odd only where that can matter to ``fmt`` (:func:`_beside`)."""
     if np.ndim(x) == 0:  # numpy gives scalars for 0-d operands: work on one element
         return odd_product(np.reshape(x, 1), np.reshape(scale, 1), fmt).reshape(())
-    x64 = _as_float64(x)
+    x64 = as_float64(x)
     given = np.asarray(scale, dtype=np.float64)
     s = np.broadcast_to(given, x64.shape)
     with np.errstate(all="ignore"):
@@ -205,7 +205,7 @@ def odd_quotient(x: np.ndarray, divisor: Any, fmt: Format, *, narrow: bool = Fal
     if np.ndim(x) == 0:  # numpy gives scalars for 0-d operands: work on one element
         one = odd_quotient(np.reshape(x, 1), np.reshape(divisor, 1), fmt, narrow=narrow)
         return one.reshape(())
-    x64 = _as_float64(x)
+    x64 = as_float64(x)
     given = np.asarray(divisor, dtype=np.float64)
     d = np.broadcast_to(given, x64.shape)
     with np.errstate(all="ignore"):
@@ -233,7 +233,7 @@ def round_exact_elements(
 ) -> np.ndarray:
     """Each finite element's exact value ``exact_of(Fraction(x))`` rounded once with
     Fractions (formats that do not round an odd float64 correctly: float64 itself)."""
-    x64 = _as_float64(x)
+    x64 = as_float64(x)
     finite = np.isfinite(x64) & (x64 != 0)
     out = round_values(x64, fmt, "nearest_even", overflow=overflow)  # zeros, inf, NaN as they are
     source = x if x.dtype.kind in "iu" else x64

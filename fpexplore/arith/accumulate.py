@@ -228,8 +228,8 @@ def _check(
 def _exact_array(values: Any) -> np.ndarray:
     """The values, flat: integers as they are (exact beyond 2**53, where float64
     is not), anything else as float64."""
-    arr = K._real_array(values).reshape(-1)
-    return arr if arr.dtype.kind in "iu" else K._as_float64(arr)
+    arr = K.real_array(values).reshape(-1)
+    return arr if arr.dtype.kind in "iu" else K.as_float64(arr)
 
 
 def sum(
@@ -282,12 +282,12 @@ def dot(
     if xa.shape != xb.shape:
         raise ValueError(f"dot: a has {xa.size} values and b has {xb.size}; expected equal sizes")
     sa, sb = K.round_values(xa, fmt), K.round_values(xb, fmt)
-    products = _products(sa, sb, fmt, acc)
+    products = rounded_products(sa, sb, fmt, acc)
     exact_of = lambda: (exact_dot(xa, xb), exact_dot(sa, sb))  # noqa: E731 - computed when read
     return _accumulate("dot", products, exact_of, fmt, acc, order)
 
 
-def _products(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format) -> np.ndarray:
+def rounded_products(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format) -> np.ndarray:
     """Each exact product rounded once into the accumulator's format."""
     if fmt.mantissa_bits <= 25 and K.float64_path("mul", fmt):
         with np.errstate(all="ignore"):

@@ -88,7 +88,7 @@ def _scalar_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) ->
 def _array_operand(x: Any, fmt: Format, rounding: str, overflow: str | None) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.name == fmt.name and get_format(arr.dtype) == fmt:
-        return K._as_float64(arr)  # values of the format: widened exactly, NaN bits too
+        return K.as_float64(arr)  # values of the format: widened exactly, NaN bits too
     if isinstance(x, FloatParts | str) or arr.dtype.kind in "OUS":
         values = [_scalar_operand(v, fmt, rounding, overflow).value for v in arr.reshape(-1)]
         return np.array(values, np.float64).reshape(arr.shape)

@@ -36,7 +36,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..formats import Format, get_format
-from .pairwise import _adder, _float32_like
+from .pairwise import float32_like, pairwise_adder
 
 __all__ = ["BLOCK", "BUFFER", "numpy_order_sum", "numpy_sum"]
 
@@ -142,6 +142,6 @@ def numpy_order_sum(x: np.ndarray, acc: Format) -> float:
     dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
     native = dtype is not None and acc == get_format(acc.name)
     with np.errstate(invalid="ignore"):  # a signalling NaN narrows without a warning
-        t = x.astype(dtype) if native else x.astype(np.float32) if _float32_like(acc) else x
+        t = x.astype(dtype) if native else x.astype(np.float32) if float32_like(acc) else x
     with np.errstate(all="ignore"):
-        return float(numpy_sum(t.reshape(-1, 1), _adder(acc, native))[0])
+        return float(numpy_sum(t.reshape(-1, 1), pairwise_adder(acc, native))[0])

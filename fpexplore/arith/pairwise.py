@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import codes as K
-from .._kernels.arith import _round_to_odd_sum, round_float32_nearest_even
+from .._kernels.arith import round_float32_nearest_even, round_to_odd_sum
 from ..formats import Format, get_format
 
 __all__ = ["FUSED_LEVELS", "pairwise_sum"]
@@ -32,21 +32,21 @@ FUSED_LEVELS = 4
 _CHUNK = 1 << 14
 
 
-def _adder(acc: Format, native: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def pairwise_adder(acc: Format, native: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """Elementwise ``a + b`` rounded into ``acc`` (on float32 arrays for native float16
     and float32, float64 otherwise)."""
     if native and acc.name == "float16":  # float16 + float16 in float32: 24 >= 2p + 2
         return lambda a, b: (a + b).astype(np.float16).astype(np.float32)
     if native:
         return np.add
-    if _float32_like(acc):  # sums of two such values in float32, then the last bits rounded
+    if float32_like(acc):  # sums of two such values in float32, then the last bits rounded
         return lambda a, b: round_float32_nearest_even(a + b, acc.mantissa_bits)
     if acc.mantissa_bits + 1 <= 25:  # float64's sum rounded once more is correct
         return lambda a, b: K.round_values(a + b, acc)
-    return lambda a, b: K.round_values(_round_to_odd_sum(a, b), acc)
+    return lambda a, b: K.round_values(round_to_odd_sum(a, b), acc)
 
 
-def _float32_like(acc: Format) -> bool:
+def float32_like(acc: Format) -> bool:
     """float32's exponent range and at most 10 mantissa bits (bfloat16, tf32): sums
     in float32 rounded once more are correct (24 >= 2p + 2)."""
     return (
@@ -98,9 +98,9 @@ def pairwise_sum(x: np.ndarray, acc: Format) -> float:
     native = dtype is not None and acc == get_format(acc.name)
     with np.errstate(invalid="ignore"):  # a signalling NaN narrows without a warning
         level = x.astype(dtype, copy=False) if native else x
-        if _float32_like(acc):
+        if float32_like(acc):
             level = x.astype(np.float32)  # exact: values of acc
-    add = _adder(acc, native)
+    add = pairwise_adder(acc, native)
     with np.errstate(all="ignore"):
         if level.size >= 4 * _CHUNK << FUSED_LEVELS:
             level = _fused(level, add)

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import codes as K
 from ..arith.numpy_order import numpy_sum
-from ..arith.pairwise import _adder, _float32_like
+from ..arith.pairwise import float32_like, pairwise_adder
 from ..exact import FLAGS
 from ..formats import Format, get_format
 from .flags import count_mask, op_flags
@@ -67,9 +67,9 @@ class Adder:
         if rounding == "nearest_even" and overflow is None and not flags:
             dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}
             native = acc.name in dtype and acc == get_format(acc.name)
-            if native or _float32_like(acc):
+            if native or float32_like(acc):
                 self.work = dtype.get(acc.name, np.float32)
-            self.fast = _adder(acc, native)
+            self.fast = pairwise_adder(acc, native)
 
     def __call__(self, s: np.ndarray, x: np.ndarray, op: str = "add") -> np.ndarray:
         if self.fast is not None and op == "add":

@@ -167,7 +167,7 @@ def round_in(
         stored = np.asarray(round_to(np.asarray(values, dtype=object), fmt, mode))
         return stored.reshape(arr.shape).astype(storage(fmt)), 0
     if arr.dtype.name == fmt.name and get_format(arr.dtype) == fmt:
-        return K._as_float64(arr).astype(storage(fmt)), 0
+        return K.as_float64(arr).astype(storage(fmt)), 0
     if arr.dtype.kind == "b":
         arr = arr.astype(np.float64)
     if not fmt.is_signed and arr.dtype.kind in "fiu" and bool(np.any(arr < 0)):

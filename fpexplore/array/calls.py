@@ -148,7 +148,7 @@ def call(like: ArrayBase, ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str,
 
 
 def _wide(xs: list[np.ndarray]) -> list[np.ndarray]:
-    return [K._as_float64(x) for x in xs]  # NaN bits kept
+    return [K.as_float64(x) for x in xs]  # NaN bits kept
 
 
 def _selected(mask: Any, shape: tuple[int, ...], select: np.ndarray) -> Any:

@@ -107,7 +107,7 @@ class FormatArray(ArrayBase, NDArrayOperatorsMixin):
         return (self[i] for i in range(len(self)))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        wide = K._as_float64(self._values)  # float64, NaN bits kept
+        wide = K.as_float64(self._values)  # float64, NaN bits kept
         values = wide if dtype is None else wide.astype(dtype)
         return values.copy() if copy and values is self._values else values
 

@@ -108,7 +108,7 @@ def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
         raise ValueError(f"np.einsum: output {output!r} of {subscripts!r} is not valid")
     summed = "".join(dict.fromkeys(c for c in letters if c not in output))
     full_letters = output + summed
-    arrays = [K._as_float64(x) for x in arrays]  # exact products
+    arrays = [K.as_float64(x) for x in arrays]  # exact products
     sizes: dict[str, int] = {}
     for term, x in zip(terms_in, arrays, strict=True):
         for c, n in zip(term, x.shape, strict=True):

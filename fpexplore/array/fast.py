@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import codes as K
 from .._kernels.arith import round_float32_nearest_even
-from ..arith.pairwise import _float32_like
+from ..arith.pairwise import float32_like
 from ..formats import Format, get_format
 from .transcendental import TRANSCENDENTAL, evaluate
 
@@ -60,7 +60,7 @@ def storage(fmt: Format) -> Any:
 def _kind(fmt: Format) -> str | None:
     if fmt.name == "float16" and fmt == get_format("float16"):
         return "float16"
-    if _float32_like(fmt):
+    if float32_like(fmt):
         return "float32_like"
     return None
 
@@ -113,7 +113,7 @@ def basic(op: str, xs: list[np.ndarray], fmt: Format) -> np.ndarray | None:
         r = _round32(r, fmt, kind)
     if fix is not None and fix.size:
         shape = r.shape
-        wide = [K._as_float64(np.broadcast_to(x, shape).reshape(-1)[fix]) for x in xs]
+        wide = [K.as_float64(np.broadcast_to(x, shape).reshape(-1)[fix]) for x in xs]
         r.reshape(-1)[fix] = K.arith_values(op, tuple(wide), fmt)
     return r
 
@@ -142,7 +142,7 @@ def transcendental(f: str, xs: list[np.ndarray], fmt: Format) -> np.ndarray | No
         r = _round32(y.copy(), fmt, kind)
     if hard.any():
         index = np.flatnonzero(hard)
-        wide = [K._as_float64(np.broadcast_to(x, y.shape).reshape(-1)[index]) for x in xs]
+        wide = [K.as_float64(np.broadcast_to(x, y.shape).reshape(-1)[index]) for x in xs]
         r.reshape(-1)[index] = evaluate(f, wide, fmt, "nearest_even", None, None)
     return r
 
@@ -168,7 +168,7 @@ def _table(f: str, fmt: Format, rounding: str, overflow: str | None) -> np.ndarr
     else:
         values32 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
         values32 = values32.astype(np.float32)
-    result = evaluate(f, [K._as_float64(values32)], fmt, rounding, overflow, None)
+    result = evaluate(f, [K.as_float64(values32)], fmt, rounding, overflow, None)
     table = np.full(1 << (32 - shift), np.nan, np.float32)
     table[values32.view(np.uint32) >> np.uint32(shift)] = np.asarray(result, np.float32)
     table.setflags(write=False)

@@ -133,8 +133,8 @@ def op_flags(
     overflow: str | None,
 ) -> np.ndarray:
     """One mask byte per element of ``result`` for ``op`` on values of ``fmt``."""
-    r = K._as_float64(result).reshape(-1)
-    xs = [np.broadcast_to(K._as_float64(x), result.shape).reshape(-1) for x in operands]
+    r = K.as_float64(result).reshape(-1)
+    xs = [np.broadcast_to(K.as_float64(x), result.shape).reshape(-1) for x in operands]
     out = np.zeros(r.shape, np.uint8)
     if op in ("neg", "abs"):
         if fmt.tabulated:  # E8M0's -x has no value: invalid (as exact_op says)
@@ -162,8 +162,8 @@ def conversion_mask(original: np.ndarray, stored: np.ndarray, fmt: Format, round
     """The flags of rounding plain values into ``fmt`` (as :func:`fpexplore.decode`
     raises them): ``inexact`` where the value moved; the exact reference where it
     is at or beyond the largest value or below the smallest normal. 0 for none."""
-    x = K._as_float64(original).reshape(-1)
-    s = K._as_float64(stored).reshape(-1)
+    x = K.as_float64(original).reshape(-1)
+    s = K.as_float64(stored).reshape(-1)
     with np.errstate(invalid="ignore"):
         moved = (x != s) & ~np.isnan(x)
         magnitude = np.abs(x)

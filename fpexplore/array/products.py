@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import codes as K
 from .._kernels.arith import round_float32_nearest_even
-from ..arith.pairwise import _float32_like
+from ..arith.pairwise import float32_like
 from ..exact import FLAGS
 from ..formats import Format, get_format
 from .accumulate import accumulate_axis, adder
@@ -44,10 +44,10 @@ def round_products(raw: np.ndarray, a: Any, b: Any, fmt: Format, acc: Format, ro
                    overflow: Any, rng: Any, flags: bool) -> tuple[np.ndarray, Any]:  # fmt: skip
     """Exact products (``raw``, float64) rounded once into ``acc``; and their mask."""
     if not K.float64_path("mul", fmt):  # float64 and wider: each product exactly
-        from ..arith.accumulate import _products
+        from ..arith.accumulate import rounded_products
 
-        a64, b64 = np.broadcast_arrays(K._as_float64(a), K._as_float64(b))
-        stored = _products(a64.reshape(-1), b64.reshape(-1), fmt, acc).reshape(raw.shape)
+        a64, b64 = np.broadcast_arrays(K.as_float64(a), K.as_float64(b))
+        stored = rounded_products(a64.reshape(-1), b64.reshape(-1), fmt, acc).reshape(raw.shape)
         return stored, np.zeros(raw.shape, np.uint8) if flags else None
     stored = K.round_values(raw, acc, rounding, overflow=overflow, rng=rng)
     mask = np.asarray(conversion_mask(raw, stored, acc, rounding), np.uint8) if flags else None
@@ -59,7 +59,7 @@ def _float32_products(fmt: Format, acc: Format) -> bool:
     (a float32, float16, bfloat16 or tf32 accumulator) once: 2p <= 24, float32's range."""
     fits = not fmt.tabulated and fmt.emax <= 127 and fmt.emin - fmt.mantissa_bits >= -149
     native = acc.name in ("float16", "float32") and acc == get_format(acc.name)
-    return fits and 2 * (fmt.mantissa_bits + 1) <= 24 and (native or _float32_like(acc))
+    return fits and 2 * (fmt.mantissa_bits + 1) <= 24 and (native or float32_like(acc))
 
 
 def _product32(a: np.ndarray, b: np.ndarray, a64: Any, b64: Any, acc: Format) -> np.ndarray:
@@ -80,7 +80,7 @@ def matmul(like: Any, a: np.ndarray, b: np.ndarray) -> Any:
     """``a @ b`` for float64 arrays of ``like``'s format (numpy's shape rules)."""
     fmt, acc, order = like.format, like.accumulate, like.order
     rounding, overflow = like.rounding, like._overflow
-    a, b = K._as_float64(a), K._as_float64(b)  # exact products
+    a, b = K.as_float64(a), K.as_float64(b)  # exact products
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     if a2.shape[-1] != b2.shape[-2]:

@@ -80,7 +80,7 @@ def transcendental_mask(
     ``division_by_zero`` (an infinity at a pole)."""
     from .transcendental import TRANSCENDENTAL
 
-    xs = [K._as_float64(x) for x in xs]
+    xs = [K.as_float64(x) for x in xs]
     with np.errstate(all="ignore"):
         y = np.asarray(TRANSCENDENTAL[f](*xs), np.float64)
         args = [np.broadcast_to(x, y.shape) for x in xs]

@@ -169,7 +169,7 @@ def ulp(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.float64]:
     array([9.76562500e-04, 1.95312500e-03, 3.20000000e+01, 5.96046448e-08])
     """
     fmt = get_format(fmt)
-    given = K._real_array(values)
+    given = K.real_array(values)
     x = K.exact_float64(given, _FLOAT64, "toward_zero")  # keeps each integer's binade
     with np.errstate(invalid="ignore"):
         return _shaped(_ulp_at(np.atleast_1d(x), fmt).reshape(x.shape), values)
@@ -216,9 +216,9 @@ def next_down(values: ArrayLike, fmt: FormatLike) -> np.float64 | NDArray[np.flo
 
 def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
     """next_up (``up``) or next_down of each value, exactly for every input dtype."""
-    given = np.atleast_1d(K._real_array(values))
+    given = np.atleast_1d(K.real_array(values))
     if not fmt.is_signed:  # no -x to step from
-        return _unsigned_step(K._as_float64(given), fmt, up=up).reshape(np.shape(values))
+        return _unsigned_step(K.as_float64(given), fmt, up=up).reshape(np.shape(values))
     code = K.round_codes(given, fmt, "up" if up else "down")
     on_grid = code == K.round_codes(given, fmt, "down" if up else "up")  # or inf, NaN
     high, low = (K.exact_float64(given, _FLOAT64, mode) for mode in ("up", "down"))
@@ -227,7 +227,7 @@ def _step(values: ArrayLike, fmt: Format, up: bool) -> NDArray[np.float64]:
     step = K.next_up_codes if up else K.next_down_codes
     code[on_grid] = step(code[on_grid], fmt)
     if not fmt.has_infinity and given.dtype.kind not in "iu":  # from an infinity
-        x = K._as_float64(given)
+        x = K.as_float64(given)
         start, beyond = (-np.inf, np.inf) if up else (np.inf, -np.inf)
         code[x == start] = (fmt.sign_mask if up else 0) | fmt.max_code  # -max or +max
         edge = fmt.max_code if up else fmt.sign_mask | fmt.max_code  # what lies past it
@@ -308,8 +308,8 @@ def representation_error(
         return RepresentationError(
             values, *lazy_rounding_errors(values, fmt, rounding, overflow), fmt
         )
-    given = np.atleast_1d(K._real_array(values))
-    x = K._as_float64(given)
+    given = np.atleast_1d(K.real_array(values))
+    x = K.as_float64(given)
     rounded, abs_error, rel_error, ulp_error = K.rounding_errors(
         given, fmt, rounding, overflow=overflow
     )

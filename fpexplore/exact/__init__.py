@@ -36,7 +36,7 @@ from .rounding import (
     tiny_after_rounding,
     ulp_exponent,
 )
-from .rounding import _magnitude_mode as _magnitude_mode
+from .rounding import magnitude_mode as magnitude_mode
 
 __all__ = [
     "ARITY",

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from ..formats import FormatLike, get_format
 from .parse import ExactReal
-from .rounding import _magnitude_mode, round_magnitude, tiny_after_rounding
+from .rounding import magnitude_mode, round_magnitude, tiny_after_rounding
 from .specials import code_to_real
 
 __all__ = ["conversion_flags"]
@@ -66,6 +66,6 @@ def conversion_flags(
 def _mode(rounding: str, sign: int, magnitude: Fraction, stored: ExactReal) -> str:
     """The magnitude mode of ``rounding`` (see :func:`round_magnitude`)."""
     if rounding != "stochastic":
-        return _magnitude_mode(rounding, sign)
+        return magnitude_mode(rounding, sign)
     larger = stored.magnitude is None or stored.magnitude > magnitude
     return "away" if larger else "toward_zero"

@@ -32,10 +32,10 @@ from typing import Any
 from ..formats import Format, FormatLike, get_format
 from .parse import ExactReal
 from .rounding import (
-    _magnitude_mode,
     check_overflow,
     check_rng,
     check_rounding,
+    magnitude_mode,
     overflow_code,
     round_magnitude,
     tiny_after_rounding,
@@ -110,7 +110,7 @@ def _round(
         field, mantissa, overflowed = high if away else low
         mode = "away" if away else "toward_zero"
     else:
-        mode = _magnitude_mode(rounding, sign)
+        mode = magnitude_mode(rounding, sign)
         field, mantissa, overflowed = round_magnitude(magnitude, fmt, mode)
     flags: set[str] = set()
     if overflowed:

@@ -91,7 +91,7 @@ def check_rng(rng: Any) -> np.random.Generator:
         ) from None
 
 
-def _magnitude_mode(rounding: str, sign: int) -> str:
+def magnitude_mode(rounding: str, sign: int) -> str:
     """Translate a signed rounding mode into one on magnitudes."""
     if rounding == "up":
         return "toward_zero" if sign else "away"
@@ -253,7 +253,7 @@ def round_real(
         if not fmt.has_zero:
             return _no_value(fmt, "zero")
         return sign_bit if fmt.has_negative_zero else 0
-    mode = _magnitude_mode(rounding, x.sign)
+    mode = magnitude_mode(rounding, x.sign)
     if not fmt.has_subnormals and x.magnitude < Fraction(fmt.smallest_normal):
         if mode == "toward_zero":
             return _no_value(fmt, f"a value below {fmt.smallest_normal!r} rounded toward zero")

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from ..formats import Format
 from .parse import ExactReal
 from .rounding import (
-    _magnitude_mode,
+    magnitude_mode,
     overflow_code,
     round_magnitude,
     round_real,
@@ -227,7 +227,7 @@ def round_tabulated(
         away = fraction > 0 and rng.random() < fraction
         code, mode = (high, "away") if away else (low, "toward_zero")
     else:
-        mode = _magnitude_mode(rounding, sign)
+        mode = magnitude_mode(rounding, sign)
         code = round_real(real, fmt, rounding, overflow)
     flags: set[str] = set()
     if code_to_real(code, fmt).value != exact:

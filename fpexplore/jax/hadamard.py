@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..scaling.hadamard import _norm, check_hadamard, hadamard_signs, hadamard_stages
+from ..scaling.hadamard import check_hadamard, hadamard_norm, hadamard_signs, hadamard_stages
 from ._dtypes import as_array, input_dtype
 
 __all__ = ["hadamard"]
@@ -73,7 +73,7 @@ def _transform(
     moved = jnp.moveaxis(x.astype(jnp.float32), axis, -1)
     blocks = moved.reshape(*moved.shape[:-1], -1, size)
     s = jnp.asarray(np.array(signs, np.float32))
-    norm = jnp.asarray(_norm(size, np.float32))
+    norm = jnp.asarray(hadamard_norm(size, np.float32))
     if inverse:
         y = hadamard_stages(blocks, jnp) * norm * s
     else:

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..exact import check_overflow, check_rounding
 from ..formats import FormatLike, get_format
-from ..scaling.per_tensor import RECIPES, _as_float, _history_amax
+from ..scaling.per_tensor import RECIPES, fraction_to_float, history_amax
 from ..scaling.per_tensor import compute_scale as exact_scale
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, divide, multiply, u32
 from ._core import Spec, float_bits, round_normalized, spec_for, specials
@@ -271,10 +271,10 @@ def _known_history(amax_history: Any, f: Any, margin: int, power_of_two: bool) -
         values = np.asarray(values)
         if values.dtype.kind not in "fiu":  # bfloat16: exact in float32
             values = values.astype(np.float32)
-    exact = _history_amax(values)
+    exact = history_amax(values)
     scale = exact_scale(exact, f, margin=margin, power_of_two=power_of_two)
     with np.errstate(over="ignore"):  # an amax beyond float32's range is inf there
-        pair = np.array([_as_float(exact), scale], np.float32)
+        pair = np.array([fraction_to_float(exact), scale], np.float32)
     return jnp.asarray(pair.view(np.uint32))
 
 

@@ -49,7 +49,7 @@ _NUMPY_FORMATS = {
 }
 
 
-def _numpy_dtype(fmt: object) -> type | None:
+def numpy_dtype(fmt: object) -> type | None:
     """The numpy scalar type for float16/32/64 given by name or dtype, else None."""
     if isinstance(fmt, str):
         return _NUMPY_FORMATS.get(fmt.lower())
@@ -67,7 +67,7 @@ def round_values(values: ArrayLike, fmt: FormatLike) -> np.ndarray:
     FP8, ...) goes through the core :func:`fpexplore.round_to`.
     """
     values = np.asarray(values, dtype=np.float64)
-    dtype = _numpy_dtype(fmt)
+    dtype = numpy_dtype(fmt)
     if dtype is not None:
         with np.errstate(over="ignore", invalid="ignore"):
             return values.astype(dtype).astype(np.float64)
@@ -76,7 +76,7 @@ def round_values(values: ArrayLike, fmt: FormatLike) -> np.ndarray:
 
 def format_limits(fmt: FormatLike) -> dict[str, float]:
     """``max``, ``smallest_normal``, ``smallest_subnormal`` and ``eps`` of ``fmt``."""
-    dtype = _numpy_dtype(fmt)
+    dtype = numpy_dtype(fmt)
     info: object
     if dtype is not None:
         info = np.finfo(dtype)

@@ -25,12 +25,12 @@ from fpexplore.mixed.loss_scaling import (
     LossScaleLog,
     LossScaleSweep,
     UnderflowStats,
-    _numpy_dtype,
     dynamic_loss_scaling,
     format_limits,
     gradient_underflow,
     loss_scale_roundtrip,
     loss_scale_sweep,
+    numpy_dtype,
     round_values,
     sample_gradients,
 )
@@ -189,7 +189,7 @@ def running_sum(terms: Sequence[float] | np.ndarray, fmt: str = "float16") -> np
     array([2048., 2048., 2048.])
     """
     stored = round_values(terms, fmt)
-    dtype = _numpy_dtype(fmt)
+    dtype = numpy_dtype(fmt)
     if dtype is not None:  # numpy's cumsum adds sequentially, rounding each step
         with np.errstate(over="ignore", invalid="ignore"):
             return np.cumsum(stored.astype(dtype), dtype=dtype).astype(np.float64)

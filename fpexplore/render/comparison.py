@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core.decode import decode
-from ..exact import _magnitude_mode, parse_real, round_magnitude, tiny_after_rounding
+from ..exact import magnitude_mode, parse_real, round_magnitude, tiny_after_rounding
 from ..formats import FORMATS, Format, FormatLike, get_format
 from .html import contrast_text_color
 from .table import Table
@@ -199,10 +199,10 @@ def _flag(exact: Any, parts: Any, rounding: str) -> str:
         return "invalid"
     if exact.special is not None or exact.magnitude == 0:
         return ""
-    _, _, overflowed = round_magnitude(exact.magnitude, fmt, _magnitude_mode(rounding, exact.sign))
+    _, _, overflowed = round_magnitude(exact.magnitude, fmt, magnitude_mode(rounding, exact.sign))
     if overflowed:
         return "overflow"
-    mode = _magnitude_mode(rounding, exact.sign)
+    mode = magnitude_mode(rounding, exact.sign)
     if parts.error != 0 and tiny_after_rounding(exact.magnitude, fmt, mode):
         return "underflow"
     return "inexact" if parts.error != 0 else ""

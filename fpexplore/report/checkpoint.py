@@ -64,7 +64,7 @@ def _left_out(dtype: Any) -> str | None:
         return None
     if dtype.kind == "V":  # ml_dtypes: bfloat16 and FP8 are reported; int4, uint2... are not
         try:
-            kind = K._real_array(np.empty(0, dtype)).dtype.kind
+            kind = K.real_array(np.empty(0, dtype)).dtype.kind
         except TypeError:
             return f"dtype {dtype} is not floating point"
         return None if kind == "V" else f"dtype {dtype} is not floating point"

@@ -36,7 +36,7 @@ def _check_dtype(dtype: np.dtype) -> None:
     from .. import codes as K
 
     try:
-        K._real_array(np.empty(0, dtype))
+        K.real_array(np.empty(0, dtype))
     except TypeError:
         raise TypeError(f"expected a dask array of real numbers, got dtype {dtype}") from None
 

@@ -44,9 +44,9 @@ def tensor_records(
         else:
             arr = np.asarray(value)
             if arr.dtype.isnative:
-                arr = K._real_array(arr)
+                arr = K.real_array(arr)
             else:  # '>f4' and the like: converted one chunk at a time, as it is read
-                K._real_array(np.empty(0, arr.dtype))  # (checked: numbers)
+                K.real_array(np.empty(0, arr.dtype))  # (checked: numbers)
             arr = arr.reshape(1) if arr.ndim == 0 else arr
             stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, bar.update, figure=False)
     except (ValueError, TypeError) as error:

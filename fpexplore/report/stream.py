@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._kernels.blocks import _threads
+from .._kernels.blocks import threads_for
 from . import stats as S
 from .chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
 from .narrow import narrow_piece_stats
@@ -134,7 +134,7 @@ def numpy_stats(
         base.rows[:] = merged
         return base, amax
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
-    threads = min(_threads(x.size), 8)
+    threads = min(threads_for(x.size), 8)
     works = _take_works(threads)
     total, amax = _numpy_stats(x, rows, axis, limit, advance, figure, narrow, works)
     _give_back(works)  # not after an error: their bins may hold counts

@@ -214,7 +214,7 @@ def tensor_report(
         arr, ax = x, _block_axis(axis, max(x.ndim, 1))
         stats, amax = dask_stats(x, rows, ax)
     else:
-        arr = K._real_array(x)
+        arr = K.real_array(x)
         if arr.ndim == 0:
             arr = arr.reshape(1)
         ax = _block_axis(axis, arr.ndim)

@@ -39,7 +39,7 @@ from .._kernels.round_nearest import (
 )
 from .._kernels.scaled import round_scaled
 from ..formats import Format
-from ..scaling.block_formats import _element_values
+from ..scaling.block_formats import element_values_of
 from ..scaling.blocks import quantize_blocks
 from . import stats as S
 from .rows import Row, RowPlan, Work
@@ -208,7 +208,7 @@ def _block_row(
             np.divide(x, scale, out=y, where=scale > 0)
         y[scale == 0] = 0.0
         clipped = int(np.count_nonzero(_overflowing(y, element)))
-        stored = _element_values(blocks.codes, block).reshape(-1)
+        stored = element_values_of(blocks.codes, block).reshape(-1)
         small = element.smallest_normal if element is not None else 0.0
         return np.abs(stored), small, clipped
     assert element is not None

@@ -143,7 +143,7 @@ def _axis(axis: Any, ndim: int) -> int:
     return int(axis) % ndim
 
 
-def _scale_values(scales: np.ndarray, spec: BlockFormat) -> np.ndarray:
+def scale_values_of(scales: np.ndarray, spec: BlockFormat) -> np.ndarray:
     if spec.scale == "e4m3":
         return K.codes_to_values(scales, "float8_e4m3fn")
     if spec.scale in ("float32", "float32_pow2"):  # float32 bits
@@ -153,7 +153,7 @@ def _scale_values(scales: np.ndarray, spec: BlockFormat) -> np.ndarray:
     return out
 
 
-def _element_values(codes: np.ndarray, spec: BlockFormat) -> np.ndarray:
+def element_values_of(codes: np.ndarray, spec: BlockFormat) -> np.ndarray:
     if spec.element == "int8":
         return codes.view(np.int8) / 64.0
     return K.codes_to_values(codes, spec.element)
@@ -245,12 +245,12 @@ def dequantize_blocks(
         raise ValueError(f"{spec.name} needs its per-tensor scale: pass tensor_scale=")
     if tensor_scale is not None:
         tensor_scale = _check_tensor_scale(tensor_scale)
-    per_element = _scale_values(scales, spec)
+    per_element = scale_values_of(scales, spec)
     for a, k in zip(axes, sizes, strict=True):
         per_element = np.repeat(per_element, k, axis=a)
         per_element = np.take(per_element, np.arange(codes.shape[a]), axis=a)
     with np.errstate(invalid="ignore"):  # E5M2's signalling NaN codes stay NaN
-        values = _element_values(codes, spec) * per_element
+        values = element_values_of(codes, spec) * per_element
         if spec.scale == "e4m3":
             values = values * float(tensor_scale)
     return np.asarray(values)

@@ -36,7 +36,7 @@ from .block_formats import (
     E8M0_EMAX,
     E8M0_NAN,
     BlockFormat,
-    _element_values,
+    element_values_of,
     nvfp4_tensor_scale,
 )
 from .per_tensor import check_amax
@@ -100,7 +100,7 @@ def quantize_pow2(
         scaled[special] = 0.0
     codes = _encode_elements(scaled, spec, rounding, rng)
     scale = np.ldexp(1.0, shared)
-    values = _element_values(codes, spec) * scale[..., None]
+    values = element_values_of(codes, spec) * scale[..., None]
     if spec.scale == "e8m0":
         scales = (shared + 127).astype(np.uint8)
         scales[special] = E8M0_NAN
@@ -125,7 +125,7 @@ def quantize_float32(
     scaled = odd_quotient(v, divisor, element, narrow=narrow)
     scaled = np.where(special[..., None] | (x[..., None] == 0), 0.0, scaled)
     codes = _encode_elements(scaled, spec, rounding, rng)
-    values = _element_values(codes, spec) * x[..., None]  # exact: 8 bits times 24
+    values = element_values_of(codes, spec) * x[..., None]  # exact: 8 bits times 24
     scales = x.astype(np.float32).view(np.uint32)
     scales[special] = _F32_NAN
     _nan_blocks(values, special)
@@ -152,7 +152,7 @@ def quantize_nvfp4(
     quotient = odd_quotient(v, divisor, get_format(spec.element), narrow=narrow)
     scaled = np.where(special[..., None] | (s[..., None] == 0), 0.0, quotient)
     codes = _encode_elements(scaled, spec, rounding, rng)
-    values = _element_values(codes, spec) * (s * g)[..., None]
+    values = element_values_of(codes, spec) * (s * g)[..., None]
     scales[special] = 0x7F  # E4M3's NaN
     _nan_blocks(values, special)
     return scales, codes, values, g

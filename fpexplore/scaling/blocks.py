@@ -33,10 +33,10 @@ from ..lazy import is_dask
 from .block_formats import (
     BLOCK_FORMATS,
     BlockFormat,
-    _element_values,
-    _scale_values,
     dequantize_blocks,
+    element_values_of,
     get_block_format,
+    scale_values_of,
 )
 from .block_kernels import quantize_float32, quantize_nvfp4, quantize_pow2
 from .tiles import block_layout, check_scale_rule, from_tiles, tile_slices, to_tiles
@@ -97,7 +97,7 @@ class QuantizedBlocks:
     def scale_values(self) -> np.ndarray:
         """Each block's scale as float64 (MX: the shared scale X; NVFP4: the E4M3
         block scale, to be multiplied by ``tensor_scale``)."""
-        return _scale_values(self.scales, self.format)
+        return scale_values_of(self.scales, self.format)
 
     def dequantize(self) -> np.ndarray:
         """The values decoded again from ``scales`` and ``codes`` alone."""
@@ -128,7 +128,7 @@ class QuantizedBlocks:
             return {
                 "index": position, "input": x.astype(np.float64), "amax": amax,
                 "scale_code": int(self.scales[position]), "scale": scale,
-                "element_values": _element_values(codes, self.format), "codes": codes,
+                "element_values": element_values_of(codes, self.format), "codes": codes,
                 "values": values, "abs_error": np.abs(values - x),
             }  # fmt: skip
 
@@ -237,7 +237,7 @@ def quantize_blocks(
         )
     if is_dask(x):
         raise TypeError("quantize_blocks takes a numpy array; tensor_report accepts dask arrays")
-    arr = K._real_array(x)
+    arr = K.real_array(x)
     if arr.ndim == 0:
         raise ValueError("quantize_blocks needs an array of at least one dimension")
     axes, sizes = block_layout(arr.ndim, axis, block_size, spec.block_size)

@@ -93,7 +93,7 @@ def hadamard_stages(y: Any, xp: Any) -> Any:
     return y
 
 
-def _norm(size: int, dtype: Any) -> Any:
+def hadamard_norm(size: int, dtype: Any) -> Any:
     """``1/sqrt(size)`` in ``dtype``: a power of two for a power of four."""
     k = size.bit_length() - 1
     return np.asarray(2.0 ** -(k // 2) * (np.sqrt(0.5) if k % 2 else 1.0), dtype)
@@ -146,8 +146,8 @@ def hadamard(
     blocks = moved.reshape(*moved.shape[:-1], -1, size)
     s = signs.astype(work)
     if inverse:
-        y = hadamard_stages(blocks, np) * _norm(size, work) * s
+        y = hadamard_stages(blocks, np) * hadamard_norm(size, work) * s
     else:
-        y = hadamard_stages(blocks * s, np) * _norm(size, work)
+        y = hadamard_stages(blocks * s, np) * hadamard_norm(size, work)
     out = np.moveaxis(y.reshape(moved.shape), -1, ax)
     return np.ascontiguousarray(out.astype(arr.dtype) if arr.dtype.kind in "fV" else out)

@@ -56,10 +56,10 @@ def amax_of(x: Any) -> float:
     >>> amax_of(np.array([3, -(2**53 + 1)]))
     9007199254740993
     """
-    arr = K._real_array(x)
+    arr = K.real_array(x)
     if arr.dtype.kind in "iu":
         return max(abs(int(arr.max())), abs(int(arr.min()))) if arr.size else 0.0
-    a = np.abs(K._as_float64(arr))
+    a = np.abs(K.as_float64(arr))
     finite = a[np.isfinite(a)]
     return float(finite.max()) if finite.size else 0.0
 
@@ -71,7 +71,7 @@ def check_amax(amax: Any, what: str = "amax") -> Fraction:
         kind = np.asarray(amax).dtype.kind
         if kind == "V":  # bfloat16, FP8...: widened exactly; other voids refused below
             with contextlib.suppress(TypeError):
-                amax = K._as_float64(np.asarray(amax))[()]
+                amax = K.as_float64(np.asarray(amax))[()]
         elif isinstance(amax, np.ndarray) and kind in "fiu":
             amax = amax[()]
     if isinstance(amax, Decimal):
@@ -137,7 +137,7 @@ def compute_scale(
     return float(K.codes_to_values(np.array([code], np.uint32), "float32")[0])
 
 
-def _history_amax(amax_history: Iterable[float] | None) -> Fraction:
+def history_amax(amax_history: Iterable[float] | None) -> Fraction:
     """The largest amax of a history of finite, non-negative numbers, exactly."""
     if amax_history is None or isinstance(amax_history, str | bytes):
         raise ValueError("the delayed recipe needs a non-empty amax_history")
@@ -158,7 +158,7 @@ def _history_amax(amax_history: Iterable[float] | None) -> Fraction:
     return max(exact)
 
 
-def _as_float(x: Fraction) -> float:
+def fraction_to_float(x: Fraction) -> float:
     """``float(x)``, inf beyond float64's range."""
     try:
         return float(x)
@@ -242,13 +242,13 @@ def scale_per_tensor(
     (20.0, np.float64(20.000000340597975))
     """
     fmt = get_format(fmt)
-    arr = K._real_array(x)
+    arr = K.real_array(x)
     check_rounding(rounding)
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; expected one of {', '.join(RECIPES)}")
-    exact = check_amax(amax_of(arr)) if recipe == "current" else _history_amax(amax_history)
+    exact = check_amax(amax_of(arr)) if recipe == "current" else history_amax(amax_history)
     scale = compute_scale(exact, fmt, margin=margin, power_of_two=power_of_two)
-    amax = _as_float(exact)
+    amax = fraction_to_float(exact)
     scaled = round_scaled(arr, scale, fmt, rounding, overflow, rng)
     with np.errstate(invalid="ignore"):  # a signalling NaN stays NaN
         values = scaled / scale

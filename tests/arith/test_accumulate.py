@@ -134,7 +134,7 @@ def test_fused_levels_give_the_level_by_level_sum() -> None:
         x = fpx.round_to(rng.random(n) * (0.01 if fmt == "float16" else 10), fmt)
         acc = fpx.get_format(fmt)
         native = fmt != "bfloat16"
-        add = pairwise._adder(acc, native)
+        add = pairwise.pairwise_adder(acc, native)
         with np.errstate(over="ignore"):  # float16 overflows on the way: both ways alike
             assert pairwise.pairwise_sum(x, acc) == pairwise._levels(x.astype(np.float32), add)
         if not native:  # the float32 shortcut against float64 sums rounded by the kernel

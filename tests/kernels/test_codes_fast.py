@@ -318,7 +318,7 @@ def test_threads_do_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:
     alone = everything()
     monkeypatch.setattr(K, "PARALLEL_MIN", 1000)
     monkeypatch.setattr(K, "THREADS", 3)
-    assert K._threads(x.size) == 3
+    assert K.threads_for(x.size) == 3
     for a, b in zip(everything(), alone, strict=True):
         np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
     with pytest.raises(ValueError, match="no NaN"):  # raised in a worker, seen here
