@@ -12,8 +12,8 @@ from ..formats import Format, FormatLike, get_format
 from .blocks import BLOCK, Scratch, run_blocks
 from .dtypes import INF_BITS, real_array, widen_into
 from .integers import exact_float64, integer_errors, wide_integers
-from .round_blocked import blocked_rounder, round_into
-from .round_f32 import Scratch32, round_block32, rounder32
+from .round.blocked import blocked_rounder, round_into
+from .round.f32 import Scratch32, round_block32, rounder32
 from .rounding import round_values
 
 

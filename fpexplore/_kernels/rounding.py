@@ -4,7 +4,7 @@
 A value takes one of five routes, chosen once per call from the input's dtype, the
 format, the rounding mode and the overflow policy, in this order:
 
-1. **float32 codes** (:mod:`~fpexplore._kernels.round_f32`): a float32 input, rounded
+1. **float32 codes** (:mod:`~fpexplore._kernels.round.f32`): a float32 input, rounded
    neither stochastically nor into a tabulated format, into a format whose exponents
    and subnormals lie inside float32's (``m <= 23``, ``-126 <= emin``, ``emax <= 127``,
    ``emin - m >= -149``: bfloat16, float16, TF32, FP8, FP6, FP4; ``rounder32`` says
@@ -14,7 +14,7 @@ format, the rounding mode and the overflow policy, in this order:
    (fnuz, P3109, unsigned E8M0: encodings the bit-level kernels do not model), in
    every mode. Every code is taken apart once into tables; rounding is a binary search
    of the magnitudes against the midpoints.
-3. **blocked float64** (:mod:`~fpexplore._kernels.round_blocked`): every other
+3. **blocked float64** (:mod:`~fpexplore._kernels.round.blocked`): every other
    deterministic mode into a format whose normals lie inside float64's
    (``emin >= -1022``; ``blocked_rounder`` returns its constants, else None). Branch-free
    integer and float64 work on the bits, block by block: numpy's own cast for float16,
@@ -22,7 +22,7 @@ format, the rounding mode and the overflow policy, in this order:
    addition of a power of two (``nearest_even``, ``m <= 51``) or the bits' own
    arithmetic. Inputs of other dtypes (float16, integers, ml_dtypes, either byte
    order) are widened into float64 one block at a time.
-4. **general** (:mod:`~fpexplore._kernels.round_general`): what route 3 cannot take,
+4. **general** (:mod:`~fpexplore._kernels.round.general`): what route 3 cannot take,
    stochastic rounding (drawn from ``rng``) and formats whose normals lie below
    float64's, with ``frexp`` and ``ldexp``.
 5. **wide integers** (:mod:`~fpexplore._kernels.integers`): integer elements beyond
@@ -49,9 +49,9 @@ from .blocks import BLOCK, Scratch, run_blocks
 from .dtypes import code_dtype, narrowed, real_array, widen_into
 from .fields import codes_to_values
 from .integers import exact_float64, pre_round, wide_integers
-from .round_blocked import blocked_rounder, round_into
-from .round_f32 import Scratch32, round_block32, rounder32
-from .round_general import round_block_float
+from .round.blocked import blocked_rounder, round_into
+from .round.f32 import Scratch32, round_block32, rounder32
+from .round.general import round_block_float
 from .tables import round_table
 
 

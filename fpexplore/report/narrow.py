@@ -48,7 +48,7 @@ import math
 
 import numpy as np
 
-from .._kernels.round_magnitudes import (
+from .._kernels.round.magnitudes import (
     Rounder32,
     binades32,
     round_magnitudes32,

@@ -26,8 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels.round_magnitudes import Rounder32, nearest_rounder32
-from .._kernels.round_nearest import NearestRounder, NearestScratch, nearest_rounder
+from .._kernels.round.magnitudes import Rounder32, nearest_rounder32
+from .._kernels.round.nearest import NearestRounder, NearestScratch, nearest_rounder
 from ..formats import Format
 from ..scaling.block_formats import BlockFormat
 from . import stats as S

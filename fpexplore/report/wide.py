@@ -14,7 +14,7 @@ non-finite values set aside, and each row computes
   block formats (NVFP4, MXINT8) through :func:`fpexplore.quantize_blocks`.
 
 Nearest-even rounding of IEEE-like formats goes through
-:mod:`fpexplore._kernels.round_nearest` (float64 addition), other formats
+:mod:`fpexplore._kernels.round.nearest` (float64 addition), other formats
 through :func:`fpexplore.codes.round_values`; both are bit for bit the same
 rounding (tested), so a row's numbers do not depend on the route. The relative
 errors ``|q - x| / |x|`` are binned into the row's
@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from .. import codes as K
-from .._kernels.round_nearest import (
+from .._kernels.round.nearest import (
     NearestRounder,
     NearestScratch,
     round_nearest,

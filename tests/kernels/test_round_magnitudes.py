@@ -7,13 +7,13 @@ import pytest
 
 import fpexplore as fpx
 import fpexplore.codes as K
-from fpexplore._kernels.round_magnitudes import (
+from fpexplore._kernels.round.magnitudes import (
     binades32,
     nearest_rounder32,
     round_magnitudes32,
     round_magnitudes64,
 )
-from fpexplore._kernels.round_nearest import NearestScratch, nearest_rounder
+from fpexplore._kernels.round.nearest import NearestScratch, nearest_rounder
 
 FORMATS32 = [f for f in fpx.format_names() if nearest_rounder32(fpx.get_format(f), saturate=False)]
 FORMATS64 = [f for f in fpx.format_names() if nearest_rounder(fpx.get_format(f), saturate=False)]

@@ -7,7 +7,7 @@ import pytest
 
 import fpexplore as fpx
 import fpexplore.codes as K
-from fpexplore._kernels.round_nearest import NearestScratch, nearest_rounder, round_nearest
+from fpexplore._kernels.round.nearest import NearestScratch, nearest_rounder, round_nearest
 
 FORMATS = [f for f in fpx.format_names() if nearest_rounder(fpx.get_format(f), saturate=False)]
 

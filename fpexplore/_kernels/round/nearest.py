@@ -8,7 +8,7 @@ exact. Taking ``e`` as ``|y|``'s own exponent, clamped below at the format's
 ``emin`` (its subnormals share the spacing ``2**(emin - m)``) and above at
 ``emax + 1`` (beyond is overflow), one addition and one subtraction round every
 finite value once, correctly. About four times the speed of the general blocked
-kernel (:mod:`fpexplore._kernels.round_blocked`), for nearest-even only, for
+kernel (:mod:`fpexplore._kernels.round.blocked`), for nearest-even only, for
 finite inputs, and for the IEEE-like formats that lie inside float64's range
 (:func:`nearest_rounder` says which). A value whose rounded magnitude exceeds the
 format's largest finite value overflows: to inf, NaN or the largest value by the
@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..formats import Format
+from ...formats import Format
 
 _MAG = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
 _EXP = np.uint64(0x7FF0_0000_0000_0000)

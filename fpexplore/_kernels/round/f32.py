@@ -5,7 +5,7 @@ A float32 is exact, and every format whose exponent range lies inside float32's
 float32s. So a float32 input is rounded once, on its own bits, straight to a
 float32 result (or to the format's codes): half the memory traffic of the float64
 path, and no widening pass. Blocks holding inf or NaN take the float64 kernel
-(:mod:`fpexplore._kernels.round_blocked`), which keeps NaN payloads as
+(:mod:`fpexplore._kernels.round.blocked`), which keeps NaN payloads as
 :func:`fpexplore.exact.round_real` does.
 
 Examples
@@ -27,9 +27,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..formats import Format
-from .dtypes import code_dtype, narrowed, widen_into
-from .round_blocked import Scratch, blocked_rounder, round_count, round_into, round_magnitudes
+from ...formats import Format
+from ..dtypes import code_dtype, narrowed, widen_into
+from .blocked import Scratch, blocked_rounder, round_count, round_into, round_magnitudes
 
 _MAG32 = 0x7FFF_FFFF
 _SIGNLESS = ("nearest_even", "nearest_away", "toward_zero")  # modes blind to the sign
@@ -86,7 +86,7 @@ class Scratch32:
     """Block-sized uint32 work arrays, and a float64 scratch for the fallback."""
 
     def __init__(self, n: int) -> None:
-        from .blocks import BLOCK
+        from ..blocks import BLOCK
 
         self.n = min(n, BLOCK)
         self.a, self.rounded, self.work, self.mask, self.codes, self.blend = (

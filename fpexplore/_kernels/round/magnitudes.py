@@ -1,6 +1,6 @@
 """Round-to-nearest-even of magnitudes by addition, in float32 or float64 (the report's kernels).
 
-:mod:`fpexplore._kernels.round_nearest` rounds signed float64 values by adding
+:mod:`fpexplore._kernels.round.nearest` rounds signed float64 values by adding
 ``C = 2**(e + 52 - m)`` to their magnitude. A tensor report needs magnitudes only
 (``|q - x| = ||q| - |x||`` for a ``q`` of ``x``'s sign), so these kernels skip the
 sign and take the binade ``2**e`` of each magnitude from the caller, where it is
@@ -15,7 +15,7 @@ shared among several formats:
   formats qualify (the FP8, FP6 and FP4 formats and float16; not bfloat16, whose
   exponents reach float32's own).
 * :func:`round_magnitudes64` is the float64 kernel on magnitudes, bit for bit
-  :func:`fpexplore._kernels.round_nearest.round_nearest`'s results without the sign.
+  :func:`fpexplore._kernels.round.nearest.round_nearest`'s results without the sign.
 
 A magnitude whose rounding exceeds the format's largest finite value becomes the
 rounder's overflow value (inf, NaN or the largest value); the kernels return how
@@ -40,8 +40,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..formats import Format
-from .round_nearest import NearestRounder, NearestScratch
+from ...formats import Format
+from .nearest import NearestRounder, NearestScratch
 
 __all__ = [
     "Rounder32",
@@ -70,7 +70,7 @@ class Rounder32(NamedTuple):
 @lru_cache(maxsize=128)
 def nearest_rounder32(fmt: Format, *, saturate: bool) -> Rounder32 | None:
     """float32 constants for ``fmt``, or None where the float32 kernel does not
-    apply: no float64 kernel for it (:func:`fpexplore._kernels.round_nearest.nearest_rounder`),
+    apply: no float64 kernel for it (:func:`fpexplore._kernels.round.nearest.nearest_rounder`),
     more than 22 mantissa bits, subnormal spacings below float32's ``2**-149``, or
     a ``C`` too large for float32 (``max + C`` must stay below ``2**127``)."""
     m = fmt.mantissa_bits
@@ -114,7 +114,7 @@ def round_magnitudes64(
     a: np.ndarray, r: NearestRounder, out: np.ndarray, scratch: NearestScratch
 ) -> int:
     """``out = `` finite non-negative float64 ``a`` rounded into ``r.fmt``, as
-    :func:`fpexplore._kernels.round_nearest.round_nearest` does (``out`` may not
+    :func:`fpexplore._kernels.round.nearest.round_nearest` does (``out`` may not
     be ``a``). Returns how many values rounded beyond the largest finite value."""
     _, magic = scratch.take(a.size)
     np.bitwise_and(a.view(np.uint64), _EXP64, out=magic)

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..formats import Format
-from .round_blocked import nan_codes
+from ...formats import Format
+from .blocked import nan_codes
 
 
 def round_block_float(

@@ -13,9 +13,9 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from ..formats import Format
-from .blocks import Scratch, blend, mask_where
-from .dtypes import (
+from ...formats import Format
+from ..blocks import Scratch, blend, mask_where
+from ..dtypes import (
     FRACTION,
     INF_BITS,
     MAGNITUDE,
