@@ -97,7 +97,7 @@ def _leaf(t: np.ndarray, add: Add) -> np.ndarray:
 def numpy_sum(t: np.ndarray, add: Add) -> np.ndarray:
     """The sums along axis 0 of ``t`` in numpy's order, each addition by ``add`` (an
     elementwise ``a + b`` rounded as the caller wants); ``t`` has at least one row."""
-    total = np.zeros_like(t[0])
+    total: np.ndarray = np.zeros_like(t[0])
     step = BUFFER or t.shape[0]
     for lo in range(0, t.shape[0], step):
         total = add(total, _pairwise(t[lo : lo + step], add))
@@ -117,7 +117,8 @@ def _pairwise(t: np.ndarray, add: Add) -> np.ndarray:
         gathered = t[starts[None, :] + np.arange(m)[:, None]]  # (m, leaves, *rest)
         values[ks] = _leaf(gathered, add)
     if not inner:
-        return values[0]
+        first: np.ndarray = values[0]
+        return first
     sums = np.empty((len(inner), *rest), t.dtype)
 
     def pick(ids: np.ndarray) -> np.ndarray:
@@ -131,7 +132,8 @@ def _pairwise(t: np.ndarray, add: Add) -> np.ndarray:
     for h in range(1, int(table[:, 2].max()) + 1):
         at = np.flatnonzero(table[:, 2] == h)
         sums[at] = add(pick(table[at, 0]), pick(table[at, 1]))
-    return sums[-1]
+    root: np.ndarray = sums[-1]
+    return root
 
 
 def numpy_order_sum(x: np.ndarray, acc: Format) -> float:
