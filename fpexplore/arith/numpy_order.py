@@ -35,8 +35,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..formats import Format, get_format
-from .pairwise import float32_like, pairwise_adder
+from ..formats import Format
+from .pairwise import working_terms
 
 __all__ = ["BLOCK", "BUFFER", "numpy_order_sum", "numpy_sum"]
 
@@ -141,9 +141,6 @@ def numpy_order_sum(x: np.ndarray, acc: Format) -> float:
     each addition rounded into ``acc`` (the adders of :mod:`.pairwise`)."""
     if x.size == 0:
         return 0.0
-    dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
-    native = dtype is not None and acc == get_format(acc.name)
-    with np.errstate(invalid="ignore"):  # a signalling NaN narrows without a warning
-        t = x.astype(dtype) if native else x.astype(np.float32) if float32_like(acc) else x
+    terms, add = working_terms(x, acc)
     with np.errstate(all="ignore"):
-        return float(numpy_sum(t.reshape(-1, 1), pairwise_adder(acc, native))[0])
+        return float(numpy_sum(terms.reshape(-1, 1), add)[0])

@@ -24,7 +24,7 @@ from .. import codes as K
 from .._kernels.arith import round_float32_nearest_even, round_to_odd_sum
 from ..formats import Format, get_format
 
-__all__ = ["FUSED_LEVELS", "pairwise_sum"]
+__all__ = ["FUSED_LEVELS", "pairwise_adder", "pairwise_sum", "working_terms"]
 
 FUSED_LEVELS = 4
 """Levels computed together, chunk by chunk, for long sums."""
@@ -89,18 +89,26 @@ def _fused(x: np.ndarray, add: Callable[[np.ndarray, np.ndarray], np.ndarray]) -
     )
 
 
+def working_terms(
+    x: np.ndarray, acc: Format
+) -> tuple[np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+    """``x`` (values of ``acc`` or of a narrower format) in the dtype its additions
+    in ``acc`` are computed in, and the adder that rounds each of them into ``acc``."""
+    dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
+    native = dtype is not None and acc == get_format(acc.name)
+    with np.errstate(invalid="ignore"):  # a signalling NaN narrows without a warning
+        terms = x.astype(dtype, copy=False) if native else x
+        if float32_like(acc):
+            terms = x.astype(np.float32)  # exact: values of acc
+    return terms, pairwise_adder(acc, native)
+
+
 def pairwise_sum(x: np.ndarray, acc: Format) -> float:
     """The pairwise sum of ``x`` (values of ``acc`` or of a narrower format), each
     addition rounded into ``acc``."""
     if x.size == 0:
         return 0.0
-    dtype = {"float16": np.float32, "float32": np.float32, "float64": np.float64}.get(acc.name)
-    native = dtype is not None and acc == get_format(acc.name)
-    with np.errstate(invalid="ignore"):  # a signalling NaN narrows without a warning
-        level = x.astype(dtype, copy=False) if native else x
-        if float32_like(acc):
-            level = x.astype(np.float32)  # exact: values of acc
-    add = pairwise_adder(acc, native)
+    level, add = working_terms(x, acc)
     with np.errstate(all="ignore"):
         if level.size >= 4 * _CHUNK << FUSED_LEVELS:
             level = _fused(level, add)
