@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..exact import FLAGS
 from .accumulate import accumulate_axis
 from .flags import count_mask
 from .products import merge_counts, round_products
@@ -86,14 +85,9 @@ def _explicit(subscripts: str, arrays: list[np.ndarray]) -> tuple[list[str], str
 def _expand(x: np.ndarray, term: str, full: str) -> np.ndarray:
     """``x`` (axes named by ``term``, a letter twice meaning its diagonal) as a view with
     one axis per letter of ``full``, of length 1 where ``term`` lacks the letter."""
-    unique = "".join(dict.fromkeys(term))
-    if unique != term:
-        x = np.einsum(f"{term}->{unique}", x)  # the diagonal: a selection, exact
-    order = sorted(range(len(unique)), key=lambda i: full.index(unique[i]))
-    x = np.transpose(x, order)
-    present = {unique[i] for i in order}
-    return x.reshape([x.shape[sorted(present, key=full.index).index(c)] if c in present else 1
-                      for c in full])  # fmt: skip
+    kept = "".join(c for c in full if c in term)
+    x = np.einsum(f"{term}->{kept}", x)  # diagonals and transposition: a selection, exact
+    return np.expand_dims(x, tuple(i for i, c in enumerate(full) if c not in term))
 
 
 def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
@@ -128,7 +122,7 @@ def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
         return np.moveaxis(x.reshape(*x.shape[: x.ndim - k], -1), -1, 0) if k else x[None]
 
     def run(flags: bool, rng: Any) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-        masks, c = [], dict.fromkeys(FLAGS, 0)
+        masks: list[Any] = []
         if len(factors) == 1:
             stored, pm = into(along(factors[0]), acc, fmt, rounding, overflow, rng, flags)
             masks.append(pm)
@@ -149,7 +143,7 @@ def einsum(like: Any, subscripts: str, arrays: list[np.ndarray]) -> Any:
         final, last = into(s, fmt, acc, rounding, overflow, rng, flags)
         if flags and last is not None:
             m, counts = m | last, merge_counts(counts, count_mask(last))
-        return np.asarray(final, np.float64), np.asarray(m, np.uint8), merge_counts(counts, c)
+        return np.asarray(final, np.float64), np.asarray(m, np.uint8), counts
 
     result, _, _ = run(False, like._rng)
 
