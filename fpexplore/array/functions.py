@@ -82,6 +82,11 @@ def _wrap(result: Any, like: Any) -> Any:
     return like._new(values, None)
 
 
+def _as_array(like: Any, x: Any) -> Any:
+    """``x`` as a FormatArray of ``like``'s format (a plain array rounded in)."""
+    return x if isinstance(x, ArrayBase) else like._new(operands(like, (x,))[0][0], None)
+
+
 def _two(like: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     xs, _ = operands(like, (a, b))
     return xs[0], xs[1]
@@ -104,8 +109,7 @@ def _var(like: Any, x: Any, axis: Any = None, ddof: Any = 0, keepdims: bool = Fa
     deviations divided by ``n - ddof`` (numpy's divisor, zero when ``ddof >= n``)."""
     if isinstance(ddof, bool) or not isinstance(ddof, numbers.Real):
         raise TypeError(f"np.var/np.std: ddof must be a real number, got {ddof!r}")
-    if not isinstance(x, ArrayBase):
-        x = like._new(operands(like, (x,))[0][0], None)
+    x = _as_array(like, x)
     count = int(np.prod([x.shape[a] for a in _axes_of(x.ndim, axis)]))
     deviation = x - _mean(x, axis, keepdims=True)
     divisor = max(count - float(ddof), 0.0)
@@ -156,11 +160,7 @@ def dispatch(like: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
             or kwargs.get("out") is not None
         ):
             raise TypeError(f"np.{func.__name__} on a FormatArray takes axis= and keepdims= only")
-        x = (
-            args[0]
-            if isinstance(args[0], ArrayBase)
-            else first._new(operands(first, args[:1])[0][0], None)
-        )
+        x = _as_array(first, args[0])
         axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
         if simple[func] == "cumsum":
             return reduction(x, "cumsum", axis)
