@@ -22,9 +22,10 @@ DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
 
-def _sync_course(source: Path, target: Path) -> None:
+def _sync_course(source: Path, target: Path, executed: Path | None = None) -> None:
     """Copy the course (its notebooks and any file they use) into the docs, touching only
-    the files that changed, so that Sphinx rebuilds only what changed."""
+    the files that changed, so that Sphinx rebuilds only what changed; a notebook that
+    ``executed`` holds (at the same relative path) is taken from there."""
 
     def wanted(path: Path) -> bool:
         parts = path.relative_to(source).parts
@@ -39,14 +40,17 @@ def _sync_course(source: Path, target: Path) -> None:
                 old.unlink()
     for name in sorted(files):
         src, dst = source / name, target / name
+        if executed is not None and name.suffix == ".ipynb" and (executed / name).is_file():
+            src = executed / name
         if not dst.exists() or dst.read_bytes() != src.read_bytes():
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
 
 
-# FPX_DOCS_COURSE names a folder of the course already executed (the test suite runs each
-# notebook once and hands its copies here, with FPX_DOCS_EXECUTE=off).
-_sync_course(Path(os.environ.get("FPX_DOCS_COURSE") or DOCS.parent / "notebooks"), DOCS / "course")
+# FPX_DOCS_COURSE names a folder of course notebooks already executed (the test suite runs
+# each notebook once and hands its copies here, with FPX_DOCS_EXECUTE=off).
+_EXECUTED = os.environ.get("FPX_DOCS_COURSE")
+_sync_course(DOCS.parent / "notebooks", DOCS / "course", Path(_EXECUTED) if _EXECUTED else None)
 
 import fpx_facts  # noqa: E402 - docs/_ext, put on the path above
 

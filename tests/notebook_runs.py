@@ -27,6 +27,12 @@ CELL_TIMEOUT_S = 600
 KERNEL_ENV = {"MPLBACKEND": "Agg", "JUPYTER_PLATFORM_DIRS": "1"}
 
 
+def course_notebooks() -> list[Path]:
+    """The notebooks and their solutions, without the projector copies a teacher made."""
+    found = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+    return [path for path in found if not path.stem.endswith("-projector")]
+
+
 def shared_folder(factory: pytest.TempPathFactory) -> Path:
     """A folder that every worker of this test run sees (xdist's workers each have a
     temporary folder under the run's own), created once."""

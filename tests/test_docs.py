@@ -19,7 +19,6 @@ import html
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -29,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from fpexplore.course.requirements import imports
-from tests.notebook_runs import executed, shared_folder
+from tests.notebook_runs import course_notebooks, executed, shared_folder
 
 pytestmark = pytest.mark.docs
 
@@ -56,32 +55,21 @@ WIDGET_PAGES = ["01-anatomy-of-a-float", "02-precision-density", "03-representat
 
 
 def _executed_course(factory: pytest.TempPathFactory) -> Path:
-    """The course with every notebook executed (the ones that need Keras only where it
-    is installed, as the site's own build does), walked from its end: the notebook tests
-    walk it from the start, so two workers run different notebooks at once."""
+    """A folder holding every course notebook executed (the ones that need Keras only
+    where it is installed, as the site's own build does), walked from the end: the
+    notebook tests walk it from the start, so two workers run different notebooks at
+    once. docs/conf.py takes each notebook from here, the rest of the course from
+    notebooks/."""
     if importlib.util.find_spec("nbclient") is None:
         pytest.fail('nbclient is missing: pip install -e ".[docs]"')
-    source, course = REPO / "notebooks", factory.mktemp("course")
     shared = shared_folder(factory)
-    files = [p for p in sorted(source.rglob("*")) if p.is_file() and _course_file(p, source)]
-    for path in reversed(files):
-        target = course / path.relative_to(source)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        keras = path.suffix == ".ipynb" and "keras" in imports(path).required
-        if path.suffix == ".ipynb" and (HAVE_KERAS or not keras):
+    for path in reversed(course_notebooks()):
+        keras = "keras" in imports(path).required
+        if HAVE_KERAS or not keras:
             if keras:
                 os.environ.setdefault("KERAS_BACKEND", "jax")
-            shutil.copyfile(executed(path, shared, keras), target)
-        else:
-            shutil.copyfile(path, target)
-    return course
-
-
-def _course_file(path: Path, source: Path) -> bool:
-    """A file of the course as docs/conf.py copies it (no projector copies, no caches)."""
-    parts = path.relative_to(source).parts
-    hidden = any(p.startswith(".") or p == "__pycache__" for p in parts)
-    return not hidden and not path.stem.endswith("-projector")
+            executed(path, shared, keras)
+    return shared
 
 
 @pytest.fixture(scope="module")

@@ -22,19 +22,13 @@ import pytest
 
 from fpexplore.course.pacing import Pace, budget, part_contents, tasks, walkthrough_content
 from fpexplore.course.requirements import imports
-from tests.notebook_runs import executed, shared_folder
+from tests.notebook_runs import course_notebooks, executed, shared_folder
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 CLAIMS = range(1, 17)
 INDEX = "00-index.ipynb"
 KERAS_DEMO = "06-mixed-precision-keras.ipynb"
-
-
-def _course() -> list[Path]:
-    """The notebooks and their solutions, without the projector copies a teacher made."""
-    found = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
-    return [path for path in found if not path.stem.endswith("-projector")]
 
 
 def _param(path: Path):
@@ -64,12 +58,12 @@ def _tracked_notebooks() -> list[Path]:
             check=True,
         ).stdout.split()
     except (OSError, subprocess.CalledProcessError):
-        return _course()
+        return course_notebooks()
     return sorted(REPO / name for name in listed if name.endswith(".ipynb"))
 
 
 def test_the_course_is_there():
-    names = {path.relative_to(NOTEBOOKS).as_posix() for path in _course()}
+    names = {path.relative_to(NOTEBOOKS).as_posix() for path in course_notebooks()}
     expected = {
         INDEX,
         "01-anatomy-of-a-float.ipynb",
@@ -85,7 +79,7 @@ def test_the_course_is_there():
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("path", [_param(p) for p in _course()])
+@pytest.mark.parametrize("path", [_param(p) for p in course_notebooks()])
 def test_notebook_runs(
     path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ):
@@ -142,7 +136,7 @@ def test_cited_claims_parser():
 
 
 def test_every_claim_is_cited():
-    cited = set().union(*(cited_claims(_markdown(path)) for path in _course()))
+    cited = set().union(*(cited_claims(_markdown(path)) for path in course_notebooks()))
     missing = sorted(set(CLAIMS) - cited)
     assert not missing, f"claims never cited in the notebooks' text: {missing}"
 
@@ -170,7 +164,7 @@ def test_index_links_to_the_lesson_and_computes_the_rest():
     assert any("notebook_table()" in text for text in code)
 
 
-@pytest.mark.parametrize("path", [_param(p) for p in _course()])
+@pytest.mark.parametrize("path", [_param(p) for p in course_notebooks()])
 def test_relative_links_resolve(path: Path):
     broken = [
         target
