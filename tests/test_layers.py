@@ -259,6 +259,11 @@ def test_moved_module_paths_still_import() -> None:
         is importlib.import_module("fpexplore.explain").arithmetic.operation_text
     )
 
+    from fpexplore.report import chunks, narrow, stats  # moved to report/routes/
+
+    assert stats is fpexplore.report.routes.stats and fpexplore.report.narrow is narrow
+    assert chunks.plan_chunks is importlib.import_module("fpexplore.report.chunks").plan_chunks
+
     from fpexplore.cli import course, course_tables, outline, pacing  # the course's tools
 
     assert course.copy_course is fpexplore.course.copy_course

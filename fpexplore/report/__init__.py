@@ -1,15 +1,20 @@
 """Reports: will this tensor, or this checkpoint, survive this format?
 
-How a value travels: :func:`~fpexplore.report.tensor.tensor_report` plans one row
-per (format, scaling) (:mod:`~fpexplore.report.rows`), reads the tensor in chunks
-sized in bytes (:mod:`~fpexplore.report.chunks`), works each chunk through in
-cache-sized pieces by the narrow float32 route (:mod:`~fpexplore.report.narrow`)
-or the wide one (:mod:`~fpexplore.report.wide`), and accumulates the counts and
-error histograms (:mod:`~fpexplore.report.stats`); dask arrays go through
-:mod:`~fpexplore.report.dask_run`. :func:`~fpexplore.report.checkpoint.checkpoint_report`
-does the same for every floating-point tensor of a checkpoint, one tensor at a
-time, each scaled on its own, and collects the rows in a
-:class:`~fpexplore.report.checkpoint_result.CheckpointReport`.
+This folder holds the reports themselves, what they return and how they are asked for:
+:func:`~fpexplore.report.tensor.tensor_report` (:mod:`.tensor`: one tensor, a
+:class:`~fpexplore.report.tensor.TensorReport`) and
+:func:`~fpexplore.report.checkpoint.checkpoint_report` (:mod:`.checkpoint`: every
+floating-point tensor of a checkpoint, one tensor at a time, each scaled on its own),
+which chooses the tensors and their block axes (:mod:`.selection`), makes each tensor's
+records (:mod:`.records`), locally with a progress bar (:mod:`.progress`) or one task
+per tensor on a dask.distributed cluster (:mod:`.distributed`), and collects the rows in
+a :class:`~fpexplore.report.checkpoint_result.CheckpointReport`
+(:mod:`.checkpoint_result`).
+
+How a tensor's values are counted (chunks sized in bytes, one row per format and
+scaling, the narrow float32 route or the wide one, the statistics that add up chunk by
+chunk, dask arrays) is the concern of :mod:`fpexplore.report.routes`, which imports
+nothing from here.
 
 Imports :mod:`fpexplore.scaling`, :mod:`fpexplore.io`, :mod:`fpexplore.lazy` and
 below; renders itself through lazy imports of :mod:`fpexplore.render` and

@@ -32,11 +32,11 @@ from .. import codes as K
 from ..io import Checkpoint, open_checkpoint
 from ..scaling.block_formats import BlockFormat
 from .checkpoint_result import CheckpointReport, CheckpointSummary
-from .chunks import CHUNK_BYTES
 from .progress import progress_bar
 from .records import as_array, tensor_records
+from .routes.chunks import CHUNK_BYTES
+from .routes.stream import needs_amax
 from .selection import block_axis, check_axis, select
-from .stream import needs_amax
 from .tensor import SCALINGS, parse_formats
 
 __all__ = ["CheckpointReport", "CheckpointSummary", "checkpoint_report"]

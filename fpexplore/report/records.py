@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import codes as K
 from ..lazy import is_dask
-from .stream import needs_amax, numpy_stats
+from .routes.stream import needs_amax, numpy_stats
 from .tensor import build_report
 
 __all__ = ["as_array", "tensor_records"]
@@ -37,7 +37,7 @@ def tensor_records(
     ax, source, _ = axis
     try:
         if is_dask(value):
-            from .dask_run import dask_stats
+            from .routes.dask_run import dask_stats
 
             stats, amax = dask_stats(value, rows, ax)
             bar.update(int(value.size) * (2 if needs_amax(rows) else 1))

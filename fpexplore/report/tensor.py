@@ -11,14 +11,14 @@ inputs; and the signal-to-quantization-noise ratio
 
 The report streams: a numpy array (a memory map too) is read in chunks of at
 most ``chunk_bytes`` bytes, a dask array chunk by chunk, and each chunk worked
-through in cache-sized pieces (:mod:`fpexplore.report.rows`; inputs whose
+through in cache-sized pieces (:mod:`fpexplore.report.routes.rows`; inputs whose
 values are all float32s by a narrow route that forms errors in float32 where they
 are exact, with the same numbers), so memory is
 bounded by the chunk size whatever the tensor's. One pass reads the amax first
 where a per-tensor scale (or NVFP4's) needs it. Counts and the maximum are exact,
 the SNR is exact up to the rounding of float64 sums, and the median and p99 come
 from fixed histograms: never below the exact quantile and at most a factor
-``1 + 2**-6`` above it (:mod:`fpexplore.report.stats`). The numbers do not
+``1 + 2**-6`` above it (:mod:`fpexplore.report.routes.stats`). The numbers do not
 depend on the chunking, the threads or whether the input is numpy or dask.
 
 Examples
@@ -44,10 +44,10 @@ from .. import codes as K
 from ..formats import Format, get_format, warn_custom_format
 from ..lazy import is_dask
 from ..scaling.blocks import BLOCK_FORMATS, BlockFormat, get_block_format
-from . import stats as S
-from .chunks import CHUNK_BYTES
-from .rows import Row, row_scales
-from .stream import numpy_stats
+from .routes import stats as S
+from .routes.chunks import CHUNK_BYTES
+from .routes.rows import Row, row_scales
+from .routes.stream import numpy_stats
 
 __all__ = ["SCALINGS", "TensorReport", "tensor_report"]
 
@@ -209,7 +209,7 @@ def tensor_report(
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
     if is_dask(x):
-        from .dask_run import dask_stats
+        from .routes.dask_run import dask_stats
 
         arr, ax = x, _block_axis(axis, max(x.ndim, 1))
         stats, amax = dask_stats(x, rows, ax)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import fpexplore as fpx
-from fpexplore.report.chunks import count_chunks, plan_chunks
-from fpexplore.report.stats import QUANTILE_BOUND
+from fpexplore.report.routes.chunks import count_chunks, plan_chunks
+from fpexplore.report.routes.stats import QUANTILE_BOUND
 
 COUNTS = ("overflow", "clipped", "flushed_to_zero", "subnormal", "nonzero", "became_inf",
           "became_nan", "max_rel_error")  # fmt: skip

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fpexplore.formats import get_format
-from fpexplore.report import stats as S
-from fpexplore.report.rows import make_plan, stored_limits
-from fpexplore.report.stream import numpy_stats
+from fpexplore.report.routes import stats as S
+from fpexplore.report.routes.rows import make_plan, stored_limits
+from fpexplore.report.routes.stream import numpy_stats
 from fpexplore.report.tensor import parse_formats
 
 FORMATS = ["float8_e4m3fn", "float8_e5m2", "mxfp4"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fpexplore import get_format, tensor_report
-from fpexplore.report.stats import QUANTILE_BOUND
+from fpexplore.report.routes.stats import QUANTILE_BOUND
 
 FORMATS = ["float8_e4m3fn", "float8_e5m2", "bfloat16", "mxfp4", "nvfp4", "mxint8"]
 

@@ -2,7 +2,7 @@
 
 The array is rechunked along the block axis where a chunk boundary would cut a
 block, then each chunk is one task that computes its partial statistics
-(:func:`fpexplore.report.tensor.chunk_stats`, the numpy path's own code); the
+(:func:`fpexplore.report.routes.stream.chunk_stats`, the numpy path's own code); the
 partials are combined in a tree, so finished ones are freed as the computation
 goes. Where a per-tensor scale needs the amax, a first pass computes it the same
 way. dask is imported here only (the ``dask`` extra).
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..lazy import check_known_chunks
+from ...lazy import check_known_chunks
 from . import stats as S
 from .chunks import PIECE
 from .rows import Row, RowPlan, Work, make_plan, row_align
@@ -33,7 +33,7 @@ def _dask() -> Any:
 
 
 def _check_dtype(dtype: np.dtype) -> None:
-    from .. import codes as K
+    from ... import codes as K
 
     try:
         K.real_array(np.empty(0, dtype))

@@ -1,20 +1,20 @@
 """One piece of a tensor through every row of a report: the plan, the buffers, the route.
 
-A piece (at most :data:`fpexplore.report.chunks.PIECE` elements, the block
+A piece (at most :data:`fpexplore.report.routes.chunks.PIECE` elements, the block
 axis last, whole blocks) goes through every row of a :class:`RowPlan` by one of
 two routes that give the same numbers:
 
-* the **narrow** route (:mod:`fpexplore.report.narrow`) for inputs whose
+* the **narrow** route (:mod:`fpexplore.report.routes.narrow`) for inputs whose
   values are all float32s (float32, float16, bfloat16, FP8, integers of at most 16
   bits): magnitudes rounded and errors formed in float32 where that is exact,
   per-tensor rows in float64, relative errors in float64;
-* the **wide** route (:mod:`fpexplore.report.wide`) for everything else
+* the **wide** route (:mod:`fpexplore.report.routes.wide`) for everything else
   (float64 inputs) and for the rows the narrow route does not cover (NVFP4,
   MXINT8, tabulated formats).
 
 Each row's kind is chosen once, in :func:`make_plan`. The histograms of the
 relative errors (and of ``|x|``, for the report's figure) are accumulated in
-:class:`fpexplore.report.stats.Bins` kept in the thread's :class:`Work`
+:class:`fpexplore.report.routes.stats.Bins` kept in the thread's :class:`Work`
 and drained into the statistics after each chunk (:meth:`Work.drain`).
 """
 
@@ -26,10 +26,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels.round.magnitudes import Rounder32, nearest_rounder32
-from .._kernels.round.nearest import NearestRounder, NearestScratch, nearest_rounder
-from ..formats import Format
-from ..scaling.block_formats import BlockFormat
+from ..._kernels.round.magnitudes import Rounder32, nearest_rounder32
+from ..._kernels.round.nearest import NearestRounder, NearestScratch, nearest_rounder
+from ...formats import Format
+from ...scaling.block_formats import BlockFormat
 from . import stats as S
 
 __all__ = [
@@ -99,7 +99,7 @@ def narrow_dtype(dtype: np.dtype) -> bool:
 def row_scales(rows: list[Row], amax: float) -> list[float | None]:
     """Each row's per-tensor scale for a tensor of largest magnitude ``amax`` (None
     for rows without one): :func:`make_plan`'s ``scales``, without the rest."""
-    from ..scaling.per_tensor import compute_scale
+    from ...scaling.per_tensor import compute_scale
 
     return [compute_scale(amax, row.fmt) if row.scaling == "per_tensor" and row.fmt else None
             for row in rows]  # fmt: skip
@@ -111,7 +111,7 @@ def make_plan(
 ) -> RowPlan:  # fmt: skip
     """The plan of ``rows`` for a tensor of ``dtype`` and largest magnitude ``amax``;
     ``narrow=False`` forces the wide route (the tests compare the two)."""
-    from ..scaling.per_tensor import compute_scale
+    from ...scaling.per_tensor import compute_scale
 
     rounders: list[NearestRounder | None] = []
     scales: list[float | None] = []
@@ -196,7 +196,7 @@ def _kind(row: Row, rounder: NearestRounder | None) -> tuple[str, Rounder32 | No
 
 class Work:
     """Buffers for pieces of up to ``n`` elements, and the histograms a thread
-    accumulates (one :class:`~fpexplore.report.stats.Bins` per row)."""
+    accumulates (one :class:`~fpexplore.report.routes.stats.Bins` per row)."""
 
     def __init__(self, n: int) -> None:
         self.n = n

@@ -11,10 +11,10 @@ numbers allow:
 * ``per_tensor`` rows, and ``none`` rows of wider formats such as bfloat16
   (``mag64``), round ``|x| s`` in float64, where the product is exact;
 * the other rows (NVFP4, MXINT8, tabulated formats) take the wide route
-  (:func:`fpexplore.report.wide.row_stats`).
+  (:func:`fpexplore.report.routes.wide.row_stats`).
 
 Flushes and subnormal results are counted on the magnitudes before rounding,
-against the limits of :func:`fpexplore.report.rows.stored_limits`; the
+against the limits of :func:`fpexplore.report.routes.rows.stored_limits`; the
 exact results are bin 0 of the histogram (no nonzero relative error of these
 inputs is below ``2**-48``).
 
@@ -48,7 +48,7 @@ import math
 
 import numpy as np
 
-from .._kernels.round.magnitudes import (
+from ..._kernels.round.magnitudes import (
     Rounder32,
     binades32,
     round_magnitudes32,

@@ -1,10 +1,10 @@
 """The numpy path of a tensor report: chunks read in turn, pieces shared among threads.
 
 A numpy array (a memory map too) is cut into chunks of at most ``chunk_bytes``
-(:func:`fpexplore.report.chunks.plan_chunks`, whole blocks along the block
+(:func:`fpexplore.report.routes.chunks.plan_chunks`, whole blocks along the block
 axis); each chunk into pieces that fit the work buffers, which a few threads
 (:func:`fpexplore.codes.set_threads`) take in turn, each with buffers of its own
-(:class:`fpexplore.report.rows.Work`). After each chunk the pages of a
+(:class:`fpexplore.report.routes.rows.Work`). After each chunk the pages of a
 memory-mapped input are handed back, so resident memory stays bounded by the
 chunk size. Partials combine exactly (counts, maxima, histograms) or through
 ``math.fsum`` (sums), so the result does not depend on which thread took which
@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._kernels.blocks import threads_for
+from ..._kernels.blocks import threads_for
 from . import stats as S
 from .chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
 from .narrow import narrow_piece_stats
@@ -115,7 +115,7 @@ def numpy_stats(
     leaves out the ``|x|`` histogram (only the report's figure reads it);
     ``narrow=False`` takes the wide route whatever the dtype (for the tests).
     A row of 2-D blocks is computed on the tensor's tiles laid out as 1-D blocks
-    (:mod:`~fpexplore.report.tiles`)."""
+    (:mod:`~fpexplore.report.routes.tiles`)."""
     if any(is_tiled(row) for row in rows):
         plain = [row for row in rows if not is_tiled(row)]
         base, amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,

@@ -18,9 +18,9 @@ Nearest-even rounding of IEEE-like formats goes through
 through :func:`fpexplore.codes.round_values`; both are bit for bit the same
 rounding (tested), so a row's numbers do not depend on the route. The relative
 errors ``|q - x| / |x|`` are binned into the row's
-:class:`fpexplore.report.stats.Bins` (values below ``2**-64`` share the
+:class:`fpexplore.report.routes.stats.Bins` (values below ``2**-64`` share the
 lowest bin when drained). Inputs whose values are all float32s take the narrow
-route (:mod:`fpexplore.report.narrow`), which calls :func:`row_stats`
+route (:mod:`fpexplore.report.routes.narrow`), which calls :func:`row_stats`
 here for the rows it does not cover.
 """
 
@@ -30,17 +30,17 @@ import math
 
 import numpy as np
 
-from .. import codes as K
-from .._kernels.round.nearest import (
+from ... import codes as K
+from ..._kernels.round.nearest import (
     NearestRounder,
     NearestScratch,
     round_nearest,
     rounded_magnitudes,
 )
-from .._kernels.scaled import round_scaled
-from ..formats import Format
-from ..scaling.block_formats import element_values_of
-from ..scaling.blocks import quantize_blocks
+from ..._kernels.scaled import round_scaled
+from ...formats import Format
+from ...scaling.block_formats import element_values_of
+from ...scaling.blocks import quantize_blocks
 from . import stats as S
 from .rows import Row, RowPlan, Work
 

@@ -9,7 +9,7 @@ relative errors; partials of any number of pieces and chunks combine
 float64 (per-tensor rows: ``|stored - x s| / |x s|``, the same real number). For
 inputs whose values are all float32s, ``|q - x|`` is formed in float32, where it
 is exact, and divided in float64: the same float64
-(:mod:`fpexplore.report.narrow`), whose bin is then the exact quotient's.
+(:mod:`fpexplore.report.routes.narrow`), whose bin is then the exact quotient's.
 
 **Quantiles** come from a histogram of those float64 values with 64 bins a
 binade, read straight off the bits (exponent and top 6 significand bits; counted
@@ -116,7 +116,7 @@ class Bins:
     to take out of bin ``low`` at the end (bin 0 is folded into it first: the exact
     zeros, or the zero inputs of the ``|x|`` histogram, ``low = 0``); with
     ``zero_bin``, bin 0 holds the exact zeros and nothing else, which
-    :meth:`fpexplore.report.rows.Work.drain` reads.
+    :meth:`fpexplore.report.routes.rows.Work.drain` reads.
 
     >>> b = Bins(low=LOW_BIN)
     >>> rel = np.array([0.25, 0.25, 0.3, 0.0])
