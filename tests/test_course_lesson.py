@@ -114,7 +114,7 @@ def test_the_prerequisites_are_the_real_ones() -> None:
     for needed in ("Sequential", "Dense", "logits", "softmax", "crossentropy", "Adam"):
         assert needed in box, needed
     assert "[glossary](#Glossary)" in box
-    assert "## Glossary" in _markdown(LESSON) and "glossary_markdown()" in _code(LESSON)
+    assert "## Glossary" in _markdown(LESSON) and 'glossary_markdown("en")' in _code(LESSON)
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,16 @@ from dataclasses import dataclass
 
 from .outline import NotebookLike, cell_source, load
 
-__all__ = ["GLOSSARY", "Term", "first_uses", "glossary_markdown"]
+__all__ = [
+    "GLOSSARIES",
+    "GLOSSARY",
+    "GLOSSARY_RU",
+    "TERMINOLOGY_RU",
+    "Term",
+    "first_uses",
+    "glossary_markdown",
+    "terminology_problems",
+]
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,13 @@ class Term:
     name: str
     meaning: str
     pattern: str
+    avoid: str = ""
+    """For a translated term: a regular expression of the synonyms the translation does
+    not use (the term is settled once; "" for none)."""
+
+    def avoided(self, text: str) -> re.Match[str] | None:
+        """The first synonym of the term that ``text`` uses instead of it, or None."""
+        return re.search(self.avoid, text) if self.avoid else None
 
     def found(self, text: str) -> re.Match[str] | None:
         """The first use of the term in ``text``, or None."""
@@ -170,23 +186,249 @@ GLOSSARY = (
 )
 """The terms, in the order a student meets them in the lesson."""
 
+GLOSSARY_RU = (
+    Term(
+        "мантисса",
+        "хранимые дробные биты m числа с плавающей точкой, цифры после точки в 1.m "
+        "(в IEEE 754 это поле мантиссы, trailing significand field)",
+        r"[Мм]антисс",
+        r"[Зз]начащ\w* част\w*|\b[Мм]антиса",
+    ),
+    Term(
+        "скрытая единица",
+        "значение нормализованного числа равно 1.m, но единица перед точкой не хранится: "
+        "float16 хранит 10 бит мантиссы, а значащих бит у него 11",
+        r"[Сс]крыт\w* (старш\w* )?единиц|значащих бит",
+        r"[Нн]еявн\w* (старш\w* )?единиц",
+    ),
+    Term(
+        "поле порядка",
+        "биты порядка, прочитанные как целое число без знака; степень двойки равна полю "
+        "порядка минус смещение",
+        r"пол[еяю]\w* порядка",
+        r"[Пп]оказател\w* степени|пол\w* экспонент\w*|\bэкспонент\w* (пол|бит)\w*",
+    ),
+    Term(
+        "смещение порядка",
+        "то, что вычитают из поля порядка: 15 у float16, 127 у float32, 1023 у float64",
+        r"\b[Сс]мещени\w*",
+        r"[Сс]двиг\w* порядка|\b[Бб]иас\w*",
+    ),
+    Term(
+        "бинада",
+        "значения от 2^N до 2^(N+1), не включая его; в нормализованном диапазоне в каждой "
+        "бинаде одинаковое число значений",
+        r"\b[Бб]инад",
+        r"[Дд]воичн\w* октав\w*",
+    ),
+    Term(
+        "нормализованное число",
+        "число со скрытой единицей: его поле порядка не состоит ни из одних нулей, ни из "
+        "одних единиц",
+        r"[Нн]ормализованн\w* (чис\w*|диапазон\w*|значени\w*)|\*нормализованн\w*\*",
+        r"\b[Нн]ормальн\w* (чис\w*|диапазон\w*|значени\w*)",
+    ),
+    Term(
+        "субнормальное число",
+        "значение меньше наименьшего нормализованного (поле порядка 0): 0.m × 2^(1 − "
+        "смещение); такие значения расположены равномерно, и значащих бит у них меньше",
+        r"[Сс]убнормальн",
+        r"[Дд]енормализ\w*|[Дд]енормальн\w*",
+    ),
+    Term(
+        "NaN",
+        "«не число» (not a number): результат 0/0 или inf − inf, зарезервированный набор бит",
+        r"\bNaN\b",
+    ),
+    Term(
+        "e4m3fn",
+        "8-битное число с плавающей точкой (FP8): 4 бита порядка, 3 бита мантиссы, "
+        "бесконечностей нет; старший набор бит означает NaN",
+        r"e4m3fn",
+    ),
+    Term(
+        "машинный эпсилон",
+        "eps, расстояние от 1 до следующего значения: 2^-10 у float16, 2^-23 у float32",
+        r"[Мм]ашинн\w* эпсилон|\beps\b",
+        r"[Мм]ашинн\w* точност\w*|[Ээ]псилон машины",
+    ),
+    Term(
+        "ulp",
+        "единица последнего разряда (unit in the last place): расстояние от значения до "
+        "соседнего, более далёкого от нуля",
+        r"\bulp\b|\bULP\b",
+    ),
+    Term(
+        "абсолютная погрешность",
+        "|хранимое − точное|",
+        r"\*?[Аа]бсолютн\w*\*? погрешност",
+        r"[Аа]бсолютн\w* ошибк\w*",
+    ),
+    Term(
+        "относительная погрешность",
+        "|хранимое − точное| / |точное|; в нормализованном диапазоне не больше eps/2",
+        r"\*?[Оо]тносительн\w*\*? погрешност",
+        r"[Оо]тносительн\w* ошибк\w*",
+    ),
+    Term(
+        "округление к чётному",
+        "число ровно посередине между двумя значениями сохраняется как то из них, у "
+        "которого последний бит мантиссы равен 0",
+        r"ровно посередине|к чётному",
+        r"[Бб]анковск\w* округлени\w*|\b[Нн]ичь\w*|к четному",
+    ),
+    Term(
+        "bfloat16",
+        "16-битный формат с 8 битами порядка, как у float32 (а значит, с его диапазоном), и "
+        "7 битами мантиссы",
+        r"\bbfloat16\b",
+    ),
+    Term(
+        "тензорное ядро",
+        "блок GPU NVIDIA, который за один шаг перемножает небольшие матрицы 16- или "
+        "8-битных чисел и складывает произведения с большей точностью",
+        r"[Тт]ензорн\w* яд(ро|ра|ер|ру|ром|рам|рами|рах)\b",
+        r"[Тт]ензорн\w* кор\w*",
+    ),
+    Term(
+        "TPU",
+        "тензорный процессор Google (tensor processing unit), микросхема для произведений матриц",
+        r"\bTPU\b",
+    ),
+    Term(
+        "переполнение",
+        "результат больше наибольшего значения формата: он становится бесконечностью (в "
+        "e4m3fn — NaN)",
+        r"[Пп]ереполн",
+    ),
+    Term(
+        "исчезновение порядка",
+        "результат слишком мал для формата: он становится субнормальным числом или нулём",
+        r"[Ии]счезновени\w* порядка",
+        r"[Аа]нтипереполнени\w*",
+    ),
+    Term(
+        "логиты",
+        "оценки, которые классификатор вычисляет до softmax",
+        r"\b[Лл]огит",
+    ),
+    Term(
+        "softmax",
+        "переводит логиты x в вероятности: e^(x_i) / сумма e^(x_j)",
+        r"\b[Ss]oftmax\b",
+    ),
+    Term(
+        "перекрёстная энтропия",
+        "функция потерь −log p, где p — вероятность, которую модель даёт истинному классу",
+        r"[Пп]ерекр[её]стн\w* энтропи",
+        r"[Кк]росс-?энтропи\w*|[Пп]ерекрестн\w*",
+    ),
+    Term(
+        "log-sum-exp",
+        "логарифм суммы e^(x_j), вычисленный как m + log Σ e^(x_j − m), где m — наибольший "
+        "из x_j, чтобы ни одна экспонента не переполнилась",
+        r"log-sum-exp",
+    ),
+    Term(
+        "градиент",
+        "скорость, с которой функция потерь меняется с каждым весом; обучение сдвигает "
+        "каждый вес на небольшой шаг против его градиента (Adam — одно из правил этого шага)",
+        r"\b[Гг]радиент",
+    ),
+    Term(
+        "масштабирование потерь",
+        "функцию потерь умножают на S перед обратным проходом, чтобы малые градиенты не "
+        "обращались в 0, а перед обновлением весов делят градиенты на S во float32; "
+        "динамическое масштабирование пропускает шаг, в градиентах которого есть inf или "
+        "NaN, и уменьшает S вдвое, а после серии удачных шагов удваивает S",
+        r"[Мм]асштаб\w* потерь",
+        r"[Шш]калировани\w*",
+    ),
+    Term(
+        "политика типов",
+        "Keras: слой вычисляет в своём compute_dtype и хранит веса в своём variable_dtype",
+        r"compute_dtype|variable_dtype",
+    ),
+)
+"""The glossary of the Russian edition: :data:`GLOSSARY`'s terms in the same order, each
+settled once (``avoid`` lists the synonyms the edition does not use)."""
+
+TERMINOLOGY_RU = (
+    Term(
+        "число с плавающей точкой",
+        "floating-point number",
+        r"плавающей точкой",
+        r"плавающей запятой",
+    ),
+    Term("порядок", "exponent", r"\bпорядк?\w*", r"[Пп]оказател\w* степени"),
+    Term(
+        "половинная точность",
+        "half precision (float16)",
+        r"[Пп]оловинн\w* точност",
+        r"\b[Пп]олуточн\w*",
+    ),
+    Term(
+        "одинарная точность",
+        "single precision (float32)",
+        r"[Оо]динарн\w* точност",
+        r"[Оо]диночн\w* точност\w*",
+    ),
+    Term("двойная точность", "double precision (float64)", r"[Дд]войн\w* точност"),
+    Term(
+        "смешанная точность",
+        "mixed precision",
+        r"[Сс]мешанн\w* точност",
+        r"[Сс]мешанн\w* (прецизи|разрядност)\w*",
+    ),
+    Term("бит знака", "sign bit", r"бит\w* знака", r"[Зз]наков\w* бит\w*"),
+    Term(
+        "округление к ближайшему",
+        "rounding to nearest",
+        r"[Оо]кругл\w* к ближайшему",
+        r"[Оо]кругл\w* до ближайшего",
+    ),
+)
+"""Further terms the Russian edition settles once, with the English they translate: the
+names of the formats' precisions and parts, which its glossary takes for granted."""
+
+GLOSSARIES = {"en": GLOSSARY, "ru": GLOSSARY_RU}
+"""The glossary of each edition of the lesson, by language."""
+
 
 def first_uses(notebook: NotebookLike) -> dict[int, list[Term]]:
     """Cell index -> the glossary terms whose first use in the notebook's Markdown (code
-    spans and link targets included) is in that cell, in glossary order."""
+    spans and link targets included) is in that cell, in glossary order. A term is used
+    where its English name or its Russian one (:data:`GLOSSARY_RU`) is: the pace model
+    reads both editions of the lesson alike."""
     first: dict[int, list[Term]] = {}
     seen: set[str] = set()
     for index, cell in enumerate(load(notebook)["cells"]):
         if cell.get("cell_type") != "markdown":
             continue
         text = cell_source(cell)
-        for term in GLOSSARY:
-            if term.name not in seen and term.found(text):
+        for term, russian in zip(GLOSSARY, GLOSSARY_RU, strict=True):
+            if term.name not in seen and (term.found(text) or russian.found(text)):
                 seen.add(term.name)
                 first.setdefault(index, []).append(term)
     return first
 
 
-def glossary_markdown(terms: tuple[Term, ...] = GLOSSARY) -> str:
-    """The glossary as a Markdown list, one term a line."""
-    return "\n".join(f"- **{term.name}**: {term.meaning}" for term in terms)
+def glossary_markdown(terms: tuple[Term, ...] | str = GLOSSARY) -> str:
+    """The glossary as a Markdown list, one term a line; ``terms`` is a glossary or a
+    language, ``"en"`` (:data:`GLOSSARY`) or ``"ru"`` (:data:`GLOSSARY_RU`)."""
+    chosen = GLOSSARIES[terms] if isinstance(terms, str) else terms
+    return "\n".join(f"- **{term.name}**: {term.meaning}" for term in chosen)
+
+
+def terminology_problems(text: str) -> list[str]:
+    """Where a Russian ``text`` uses a synonym instead of the settled term
+    (:data:`GLOSSARY_RU` and :data:`TERMINOLOGY_RU`): empty when it keeps to them.
+
+    >>> terminology_problems("денормализованные числа и мантисса")
+    ["'денормализованные' where the settled term is 'субнормальное число'"]
+    """
+    problems = []
+    for term in (*GLOSSARY_RU, *TERMINOLOGY_RU):
+        if found := term.avoided(text):
+            problems.append(f"{found[0]!r} where the settled term is {term.name!r}")
+    return problems

@@ -1,6 +1,7 @@
 """The lesson's handout on paper: one standalone HTML page, ready to print on one A4 sheet.
 
-``python -m fpexplore.course.handout`` writes ``handout.html`` (``--output`` to choose):
+``python -m fpexplore.course.handout`` writes ``handout.html`` (``--output`` to choose;
+``--language ru`` writes the Russian edition's, ``handout-ru.html``, with the same numbers):
 the bit layout of four formats drawn as boxes (−6.5 stored in each), the formats' numbers,
 the facts to remember and the course's glossary. Every number is computed by fpexplore
 when the page is written; the page needs no network, no MathJax and no docs build. Open
@@ -26,9 +27,19 @@ from pathlib import Path
 from ..core.decode import decode
 from ..formats import get_format
 from ..mixed import stall_point
-from .glossary import GLOSSARY
+from . import russian_text
+from .glossary import GLOSSARIES
 
-__all__ = ["HANDOUT_FORMATS", "LAYOUT_FORMATS", "bit_layout_svg", "handout_html", "main"]
+__all__ = [
+    "FIELD_NAMES",
+    "HANDOUT_FORMATS",
+    "LAYOUT_FORMATS",
+    "PAGE",
+    "bit_layout_svg",
+    "handout_html",
+    "handout_numbers",
+    "main",
+]
 
 HANDOUT_FORMATS = {
     "float64": "double",
@@ -60,15 +71,26 @@ def _power(value: float) -> str:
     return f"{value:.6g}"
 
 
-def bit_layout_svg(names: Sequence[str] = LAYOUT_FORMATS, value: float = EXAMPLE) -> str:
+FIELD_NAMES = {
+    "en": {"sign": "sign", "exponent": "exponent", "mantissa": "mantissa"},
+    "ru": {"sign": "знак", "exponent": "порядок", "mantissa": "мантисса"},
+}
+"""The names the bit layouts give the fields, by language."""
+
+
+def bit_layout_svg(
+    names: Sequence[str] = LAYOUT_FORMATS, value: float = EXAMPLE, language: str = "en"
+) -> str:
     """An SVG picture: one row of boxes per format, a box per bit of ``value`` stored in
-    it, coloured sign, exponent and mantissa, with the fields named under each row."""
+    it, coloured sign, exponent and mantissa, with the fields named under each row (in
+    ``language``, ``"en"`` or ``"ru"``)."""
     cell, gap, left, row = 12.0, 2.0, 84.0, 27.0
     width = left + 32 * cell + 8
+    label = "bit layouts of" if language == "en" else "битовое устройство"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" '
         f'height="{row * len(names) + 4:.0f}" role="img" '
-        f'aria-label="bit layouts of {", ".join(names)}">'
+        f'aria-label="{label} {", ".join(names)}">'
     ]
     for k, name in enumerate(names):
         fmt, parts_ = get_format(name), decode(value, name)
@@ -91,10 +113,9 @@ def bit_layout_svg(names: Sequence[str] = LAYOUT_FORMATS, value: float = EXAMPLE
         )
         for field, first, size in spans:
             x = left + (first + size / 2) * cell
+            word = FIELD_NAMES[language][field]
             # a field too narrow for its name gets its initial: s, e4, m3
-            text = (
-                f"{field} {size}" if size * cell >= 60 else f"{field[0]}{size if size > 1 else ''}"
-            )
+            text = f"{word} {size}" if size * cell >= 60 else f"{word[0]}{size if size > 1 else ''}"
             parts.append(
                 f'<text x="{x:.1f}" y="{y + 14 + gap + 8:.0f}" font-size="8" '
                 f'text-anchor="middle" fill="{_COLOURS[field]}">{text}</text>'
@@ -103,12 +124,12 @@ def bit_layout_svg(names: Sequence[str] = LAYOUT_FORMATS, value: float = EXAMPLE
     return "".join(parts)
 
 
-def _format_rows() -> str:
+def _format_rows(common: dict[str, str]) -> str:
     rows = []
-    for name, common in HANDOUT_FORMATS.items():
+    for name in HANDOUT_FORMATS:
         f = get_format(name)
         cells = [
-            f"<code>{name}</code> ({common})",
+            f"<code>{name}</code> ({common[name]})",
             f"{f.bits}: 1, {f.exponent_bits}, {f.mantissa_bits}",
             str(f.bias),
             f"{f.max:.6g}",
@@ -135,39 +156,26 @@ code { font-size: 8pt; }
 .small { color: #444; font-size: 7.6pt; }
 """
 
-
-def handout_html() -> str:
-    """The handout as one standalone HTML page (see the module's description)."""
-    f16, bf16, f32 = get_format("float16"), get_format("bfloat16"), get_format("float32")
-    e4m3 = get_format("float8_e4m3fn")
-    example = decode(EXAMPLE, "float16")
-    f16_stall, bf16_stall = stall_point(1.0, "float16"), stall_point(1.0, "bfloat16")
-    glossary = "\n".join(
-        f"<li><b>{html.escape(t.name)}</b>: {html.escape(t.meaning)}</li>" for t in GLOSSARY
-    )
-    half_eps = ", ".join(
-        f"{n} {f.eps / 2:.3g}" for n, f in (("float16", f16), ("bfloat16", bf16), ("float32", f32))
-    )
-    return f"""<!DOCTYPE html>
+PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>Floating point on one page</title><style>{_CSS}</style></head>
+<title>Floating point on one page</title><style>{css}</style></head>
 <body>
 <h1>Floating point for mixed-precision training, on one page</h1>
 <p class="small">The handout of fpexplore's 90-minute lesson; every number below is
 computed by fpexplore.</p>
 <h2>A float is a sign, an exponent and a mantissa</h2>
-{bit_layout_svg()}
-<p>The bits of {EXAMPLE:g} in each format. A normal float is
+{layout}
+<p>The bits of {example} in each format. A normal float is
 (−1)<sup>sign</sup> × 2<sup>exponent field − bias</sup> × 1.mantissa: the leading 1 is
-hidden (not stored), so float16's {f16.mantissa_bits} mantissa bits give
-{f16.mantissa_bits + 1} significant bits. In float16, {EXAMPLE:g} has sign {example.sign},
-exponent field {example.exponent} = 2 + bias {f16.bias}, mantissa {example.mantissa}
-(0.625 × 2<sup>{f16.mantissa_bits}</sup>). A subnormal is 0.mantissa ×
+hidden (not stored), so float16's {f16_mantissa_bits} mantissa bits give
+{f16_significant_bits} significant bits. In float16, {example} has sign {example_sign},
+exponent field {example_exponent} = 2 + bias {f16_bias}, mantissa {example_mantissa}
+(0.625 × 2<sup>{f16_mantissa_bits}</sup>). A subnormal is 0.mantissa ×
 2<sup>1 − bias</sup> (exponent field 0). In the picture, s is the sign, e the exponent field, m the
 mantissa.</p>
 <table><tr><th>format</th><th>bits: s, e, m</th><th>bias</th>
 <th>largest</th><th>smallest normal</th><th>smallest subnormal</th><th>eps</th></tr>
-{_format_rows()}
+{format_rows}
 </table>
 <h2>Facts to remember</h2>
 <p><b>Spacing.</b> In the normal range every binade [2<sup>N</sup>, 2<sup>N+1</sup>)
@@ -175,16 +183,16 @@ holds the same number of values, so the spacing doubles at each power of two; be
 smallest normal number the subnormals are evenly spaced. Rounding to nearest makes an
 absolute error of at most half the spacing, and a relative error of at most eps/2 in the
 normal range ({half_eps}), more for subnormals.</p>
-<p><b>float16's limits.</b> Largest value {f16.max:g}: beyond it, infinity, and
-e<sup>x</sup> overflows for x above {math.log(f16.max):.2f}. Smallest positive value
-{_power(f16.smallest_subnormal)}: a gradient below half of it becomes 0 unless the loss
+<p><b>float16's limits.</b> Largest value {f16_max}: beyond it, infinity, and
+e<sup>x</sup> overflows for x above {f16_ln_max}. Smallest positive value
+{f16_smallest_subnormal}: a gradient below half of it becomes 0 unless the loss
 is scaled.</p>
-<p><b>Sums stall.</b> A running sum of ones stops growing at {f16_stall:g} in float16 and
-{bf16_stall:g} in bfloat16: there the spacing is 2, and +1 is a tie that rounds back to
+<p><b>Sums stall.</b> A running sum of ones stops growing at {f16_stall} in float16 and
+{bf16_stall} in bfloat16: there the spacing is 2, and +1 is a tie that rounds back to
 the even neighbour. So products of 16-bit numbers are accumulated at higher precision.</p>
 <p><b>bfloat16 or float16?</b> bfloat16 has float32's exponent (its range: no loss
-scaling needed) and eps {_power(bf16.eps)}; float16 has more precision, a small range.
-<code>float8_e4m3fn</code> has no infinity: its largest value is {e4m3.max:g}, and it
+scaling needed) and eps {bf16_eps}; float16 has more precision, a small range.
+<code>float8_e4m3fn</code> has no infinity: its largest value is {e4m3_max}, and it
 needs a scale.</p>
 <p><b>Mixed precision in Keras.</b>
 <code>keras.mixed_precision.set_global_policy("mixed_float16")</code> (on TPUs
@@ -199,19 +207,71 @@ with inf or NaN is skipped and S halved, and S doubles after a run of good steps
 </ul>
 </body></html>
 """
+"""The English handout, with a ``{name}`` for each number :func:`handout_numbers`
+computes (the Russian page, :data:`fpexplore.course.russian_text.HANDOUT_PAGE`, has the
+same ones)."""
+
+
+def handout_numbers(language: str = "en") -> dict[str, str]:
+    """What the handout's page fills in, computed: its numbers, and the parts written
+    in ``language`` (the bit layouts' field names, the formats' common names, the
+    glossary)."""
+    f16, bf16, f32 = get_format("float16"), get_format("bfloat16"), get_format("float32")
+    example = decode(EXAMPLE, "float16")
+    terms = GLOSSARIES[language]
+    common = HANDOUT_FORMATS if language == "en" else russian_text.HANDOUT_FORMATS
+    return {
+        "css": _CSS,
+        "layout": bit_layout_svg(language=language),
+        "example": f"{EXAMPLE:g}",
+        "example_sign": str(example.sign),
+        "example_exponent": str(example.exponent),
+        "example_mantissa": str(example.mantissa),
+        "f16_mantissa_bits": str(f16.mantissa_bits),
+        "f16_significant_bits": str(f16.mantissa_bits + 1),
+        "f16_bias": str(f16.bias),
+        "format_rows": _format_rows(common),
+        "half_eps": ", ".join(
+            f"{n} {f.eps / 2:.3g}"
+            for n, f in (("float16", f16), ("bfloat16", bf16), ("float32", f32))
+        ),
+        "f16_max": f"{f16.max:g}",
+        "f16_ln_max": f"{math.log(f16.max):.2f}",
+        "f16_smallest_subnormal": _power(f16.smallest_subnormal),
+        "f16_stall": f"{stall_point(1.0, 'float16'):g}",
+        "bf16_stall": f"{stall_point(1.0, 'bfloat16'):g}",
+        "bf16_eps": _power(bf16.eps),
+        "e4m3_max": f"{get_format('float8_e4m3fn').max:g}",
+        "glossary": "\n".join(
+            f"<li><b>{html.escape(t.name)}</b>: {html.escape(t.meaning)}</li>" for t in terms
+        ),
+    }
+
+
+def handout_html(language: str = "en") -> str:
+    """The handout as one standalone HTML page (see the module's description), in
+    ``language``: ``"en"``, or ``"ru"`` for the Russian edition (the same numbers)."""
+    if language not in GLOSSARIES:
+        raise ValueError(f"no handout in {language!r}; expected one of {sorted(GLOSSARIES)}")
+    page = PAGE if language == "en" else russian_text.HANDOUT_PAGE
+    return page.format(**handout_numbers(language))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m fpexplore.course.handout [--output handout.html]``."""
+    """``python -m fpexplore.course.handout [--output handout.html] [--language ru]``."""
     parser = argparse.ArgumentParser(
         prog="python -m fpexplore.course.handout",
         description="Write the lesson's one-page handout as a standalone HTML page to print.",
     )
-    parser.add_argument("--output", default="handout.html", help="default handout.html")
+    parser.add_argument("--output", help="default handout.html (handout-ru.html in Russian)")
+    parser.add_argument(
+        "--language", choices=sorted(GLOSSARIES), default="en", help="en (default) or ru"
+    )
     args = parser.parse_args(argv)
-    target = Path(args.output)
+    default = "handout.html" if args.language == "en" else f"handout-{args.language}.html"
+    target = Path(args.output or default)
     try:
-        target.write_text(handout_html(), encoding="utf-8")
+        target.write_text(handout_html(args.language), encoding="utf-8")
     except OSError as error:
         print(f"handout: cannot write {target}: {error.strerror}", file=sys.stderr)
         return 2

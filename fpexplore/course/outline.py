@@ -46,6 +46,7 @@ __all__ = [
     "course_notebooks",
     "find_notebook",
     "headings",
+    "language",
     "load",
     "markdown_cells",
     "notebook_kind",
@@ -58,8 +59,15 @@ NotebookLike = str | Path | dict[str, Any]
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _NUMBERED = re.compile(r"^(\d+)\.\s+(.*)$")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_CITATION = re.compile(r"\bclaims?\s+(\d+(?:\s*(?:,|and|&)\s*\d+)*)", re.IGNORECASE)
-_TRAILER = re.compile(r"\s*(?:\((?:claims?|see)\b[^)]*\)|·\s*\d+\s*min)\s*$", re.IGNORECASE)
+# "claims 13 and 14" and, in the Russian edition, «утверждения 13 и 14» (any case ending)
+_CITATION = re.compile(
+    r"\b(?:claims?|утвержден(?:ие|ия|ий|ию|ием|иям|иями|иях|ии))\s+"
+    r"(\d+(?:\s*(?:,|and|и|&)\s*\d+)*)",
+    re.IGNORECASE,
+)
+_TRAILER = re.compile(
+    r"\s*(?:\((?:claims?|see|утвержден\w*)\b[^)]*\)|·\s*\d+\s*(?:min|мин))\s*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,20 @@ def load(notebook: NotebookLike) -> dict[str, Any]:
     return json.loads(find_notebook(notebook).read_text(encoding="utf-8"))
 
 
+def language(notebook: NotebookLike) -> str:
+    """The language a notebook is written in: ``"ru"`` for the Russian edition of a
+    lesson (its metadata says ``"fpexplore": {"language": "ru"}``), else ``"en"``.
+
+    >>> language({"cells": [], "metadata": {"fpexplore": {"language": "ru"}}})
+    'ru'
+    >>> language({"cells": []})
+    'en'
+    """
+    meta = load(notebook).get("metadata", {}).get("fpexplore", {})
+    found = meta.get("language", "en") if isinstance(meta, dict) else "en"
+    return str(found)
+
+
 def markdown_cells(notebook: NotebookLike) -> list[str]:
     """The text of every Markdown cell, in order."""
     return [cell_source(c) for c in load(notebook)["cells"] if c.get("cell_type") == "markdown"]
@@ -169,6 +191,8 @@ def find_notebook(name: str | Path, folder: str | Path | None = None) -> Path:
     for place in _search_folders(folder):
         if (place / path).is_file():
             return place / path
+        if (place / f"{name}.ipynb").is_file():  # "lesson-90min", not "lesson-90min-ru"
+            return place / f"{name}.ipynb"
         matches = sorted(place.glob(f"{name}*.ipynb"))
         if len(matches) == 1:
             return matches[0]
@@ -287,6 +311,8 @@ def cited_claims(text: str) -> list[int]:
 
     >>> cited_claims("claims 13 and 14, then claim 16 (and claims 2, 3 and 11)")
     [13, 14, 16, 2, 3, 11]
+    >>> cited_claims("утверждения 13 и 14, затем утверждение 16")
+    [13, 14, 16]
     """
     return [int(n) for match in _CITATION.finditer(text) for n in re.findall(r"\d+", match[1])]
 

@@ -110,9 +110,14 @@ minutes, and the minutes a class took over it (110 in all)."""
 
 
 _URL = re.compile(r"\]\([^)]*\)|<[^>]+>")
-_NOTE = re.compile(r"^> \*\*(?:Cut if late\.|Teacher's box)\*\*.*(?:\n>.*)*", re.MULTILINE)
+_NOTE = re.compile(
+    r"^> \*\*(?:Cut if late\.|Teacher's box|Если не успеваете\.|Для преподавателя)\*\*"
+    r".*(?:\n>.*)*",
+    re.MULTILINE,
+)
 """A note for the teacher, not read to the class: the teacher's box, and "> **Cut if
-late.** ..." (what to skip when a class runs behind), each a quoted block."""
+late.** ..." (what to skip when a class runs behind), each a quoted block; in the Russian
+edition "> **Для преподавателя**" and "> **Если не успеваете.**"."""
 
 
 def without_notes(notebook: NotebookLike) -> dict[str, Any]:

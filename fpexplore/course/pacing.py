@@ -5,6 +5,7 @@ so that a teacher can pick by kind, difficulty and time, and a test can add the 
 
     **Exercise 3** (predict, then check; ★★, 10 min). Question text...
     **Question 2** (why; ★, 3 min). Question text...
+    **Вопрос 2** (объясните; ★, 3 мин). The same label in the Russian edition...
 
 * the kind (:data:`STEPS`) is what the student does, step by step, joined by ", then ":
   ``compute`` (calculate with the tools the notebook showed), ``predict`` (write the
@@ -31,6 +32,8 @@ Examples
 >>> task = parse_label("**Exercise 2** (compute, then why; ★★, 10 min). Why?")
 >>> task.steps, task.level, task.minutes
 (('compute', 'why'), 2, 10)
+>>> parse_label("**Вопрос 4** (предскажите, затем проверьте; ★★, 3 мин). Где?")
+Task(what='Question', number=4, steps=('predict', 'check'), level=2, minutes=3)
 >>> Pace().minutes(Content(words=1200, code_cells=10, output_lines=40, figures=2, terms=4))
 28.0
 """
@@ -47,6 +50,8 @@ __all__ = [
     "CALIBRATION",
     "LEVELS",
     "STEPS",
+    "STEPS_RU",
+    "WHAT_RU",
     "Budget",
     "Content",
     "Pace",
@@ -69,9 +74,21 @@ STEPS = ("compute", "predict", "check", "why", "explore")
 LEVELS = {1: "★", 2: "★★", 3: "★★★"}
 """Difficulty: one step as shown; two steps or a new case; open or beyond the notebook."""
 
-_START = re.compile(r"\*\*(Exercise|Question) (\d+)")
-_LABEL = re.compile(r"\*\*(Exercise|Question) (\d+)\*\* \(([^;()]+); (★+), (\d+) min\)\.")
-_MINUTES = re.compile(r"^(.*?)\s*·\s*(\d+)\s*min$")
+STEPS_RU = {
+    "вычислите": "compute",
+    "предскажите": "predict",
+    "проверьте": "check",
+    "объясните": "why",
+    "исследуйте": "explore",
+}
+"""The steps in the Russian edition's labels, joined by ", затем ": the step each names."""
+WHAT_RU = {"Упражнение": "Exercise", "Вопрос": "Question"}
+"""The Russian edition's "Exercise" and "Question"."""
+
+_WHAT = "Exercise|Question|Упражнение|Вопрос"
+_START = re.compile(rf"\*\*({_WHAT}) (\d+)")
+_LABEL = re.compile(rf"\*\*({_WHAT}) (\d+)\*\* \(([^;()]+); (★+), (\d+) (?:min|мин)\)\.")
+_MINUTES = re.compile(r"^(.*?)\s*·\s*(\d+)\s*(?:min|мин)$")
 
 
 @dataclass(frozen=True)
@@ -93,7 +110,7 @@ def parse_kind(kind: str) -> tuple[str, ...]:
     ValueError
         For a step not in :data:`STEPS`, or ``predict`` not followed by ``check``.
     """
-    steps = tuple(kind.split(", then "))
+    steps = tuple(STEPS_RU.get(step, step) for step in re.split(", then |, затем ", kind))
     unknown = [s for s in steps if s not in STEPS]
     if unknown:
         raise ValueError(f"unknown step {unknown[0]!r} in {kind!r}; expected one of {STEPS}")
@@ -120,6 +137,7 @@ def parse_label(text: str) -> Task:
             "(kind: steps joined by ', then '; ★ to ★★★; M whole minutes)"
         )
     what, number, kind, stars, minutes = match.groups()
+    what = WHAT_RU.get(what, what)
     if len(stars) not in LEVELS:
         raise ValueError(f"{text[:70]!r}: difficulty {stars!r}; expected ★, ★★ or ★★★")
     return Task(what, int(number), parse_kind(kind), len(stars), int(minutes))

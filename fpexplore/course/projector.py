@@ -35,11 +35,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .outline import NotebookLike, cell_source, find_notebook, load
+from .outline import NotebookLike, cell_source, find_notebook, language, load
 from .pacing import tasks
 from .tables import LESSON
 
-__all__ = ["ANSWER_TAG", "answer_cells", "main", "projector_notebook", "write_projector_copy"]
+__all__ = [
+    "ANSWER_TAG",
+    "NOTE",
+    "NOTE_RU",
+    "answer_cells",
+    "main",
+    "projector_notebook",
+    "write_projector_copy",
+]
 
 ANSWER_TAG = "answer"
 """The tag a projector copy puts on each cell whose output it cleared."""
@@ -50,6 +58,13 @@ NOTE = (
     "them all."
 )
 """The note at the top of a projector copy."""
+NOTE_RU = (
+    "> **Копия для проектора.** Сделана командой `python -m fpexplore.course.projector`: "
+    "урок, выполненный сверху вниз, в котором очищены выводы ячеек с ответами на вопросы "
+    "(у них метка «answer»). Выполняйте ячейки по порядку, по одной, по ходу урока; не "
+    "запускайте их все сразу."
+)
+"""The note at the top of a projector copy of the Russian edition."""
 
 
 def answer_cells(notebook: NotebookLike) -> list[int]:
@@ -84,7 +99,8 @@ def projector_notebook(executed: dict[str, Any]) -> dict[str, Any]:
         tags = cell.setdefault("metadata", {}).setdefault("tags", [])
         if ANSWER_TAG not in tags:
             tags.append(ANSWER_TAG)
-    note = {"cell_type": "markdown", "id": "projector-note", "metadata": {}, "source": NOTE}
+    text = NOTE_RU if language(nb) == "ru" else NOTE
+    note = {"cell_type": "markdown", "id": "projector-note", "metadata": {}, "source": text}
     nb["cells"] = [note, *nb["cells"]]
     return nb
 

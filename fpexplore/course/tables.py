@@ -19,13 +19,14 @@ from .outline import (
     course_notebooks,
     find_notebook,
     headings,
+    language,
     load,
     markdown_cells,
     notebook_kind,
     section,
     short_name,
 )
-from .pacing import budget, label_problems, lesson_plan, tasks
+from .pacing import WHAT_RU, budget, label_problems, lesson_plan, tasks
 from .requirements import imports
 
 __all__ = [
@@ -46,6 +47,10 @@ LESSON_DEEPER = {
     "Warm-up": (("04b", "told whole"), ("03", "ties to even")),
     "Sixteen bits where they suffice": (("05", "Sums that stop growing"),),
     "Softmax and crossentropy": (("05", "Gradients that underflow"),),
+    # the same parts of the Russian edition (lesson-90min-ru)
+    "Разминка": (("04b", "told whole"), ("03", "ties to even")),
+    "Шестнадцать бит": (("05", "Sums that stop growing"),),
+    "Softmax и перекрёстная энтропия": (("05", "Gradients that underflow"),),
 }
 """Sections of the course that teach a part of the lesson at length, beyond those whose
 heading cites the part's claims: part title (a piece of it) -> (notebook, heading piece)."""
@@ -53,6 +58,13 @@ BASE = frozenset({"numpy", "matplotlib", "ipywidgets"})
 """What every notebook may use: numpy and the ``notebooks`` extra."""
 EXTRAS = {"keras": "keras", "jax": "keras", "scikit-learn": "keras"}
 """The extra that installs a package the notebooks import."""
+
+
+_PLAN_WORDS = {
+    "en": ("part", "min", "claims", "in the course", "total"),
+    "ru": ("часть", "мин", "утверждения", "в курсе (на английском)", "итого"),
+}
+"""The words of a lesson's plan table, by the lesson's language (outline.language)."""
 
 
 class Markdown(str):
@@ -103,7 +115,8 @@ def _exercises(path: Path) -> str:
     text = "\n".join(markdown_cells(nb))
     parts = []
     for what in ("Exercise", "Question"):
-        starts = len(re.findall(rf"\*\*{what} \d+", text))
+        names = "|".join([what, *(ru for ru, en in WHAT_RU.items() if en == what)])
+        starts = len(re.findall(rf"\*\*(?:{names}) \d+", text))
         found = [task.minutes for _, task in tasks(nb) if task.what == what]
         if starts and (label_problems(nb) or len(found) != starts):
             parts.append(f"{starts} {what.lower()}s")
@@ -159,7 +172,8 @@ def plan_table(
     deeper = LESSON_DEEPER if deeper is None else deeper
     path = find_notebook(lesson, folder)
     plan = lesson_plan(path)
-    rows = ["| part | min | claims | in the course |", "| --- | --- | --- | --- |"]
+    words = _PLAN_WORDS[language(path)]
+    rows = [f"| {' | '.join(words[:4])} |", "| --- | --- | --- | --- |"]
     for part in plan:
         more = list(citing(part.claims, path.parent)) if part.claims and with_course else []
         for piece, refs in deeper.items():
@@ -170,7 +184,7 @@ def plan_table(
         link = f"[{part.section.number}. {_cell(part.section.short_title)}]"
         rows.append(f"| {link}({path.name}#{part.section.anchor}) | {part.minutes} "
                     f"| {claims} | {links} |")  # fmt: skip
-    rows.append(f"| total | {sum(part.minutes for part in plan)} | | |")
+    rows.append(f"| {words[4]} | {sum(part.minutes for part in plan)} | | |")
     if not with_course:
         rows = [row.rsplit(" |", 2)[0] + " |" for row in rows]
     return Markdown("\n".join(rows))
