@@ -288,6 +288,30 @@ def test_moved_plot_module_paths_still_import() -> None:
     assert training.plot_learning_curves is fpplot.plot_learning_curves
 
 
+def test_moved_keras_module_paths_still_import() -> None:
+    """fpexplore.keras's modules that moved into policies/ import by their old paths, also
+    as attributes (``from fpexplore.keras import presets``), without importing Keras."""
+    import importlib
+    import subprocess
+    import sys
+
+    import fpexplore.keras as fpkeras
+
+    for old, new in fpkeras._MOVED_MODULES.items():
+        module = importlib.import_module(f"fpexplore.keras.{new}")
+        assert importlib.import_module(f"fpexplore.keras.{old}") is module
+        assert getattr(fpkeras, old) is module
+    from fpexplore.keras import presets
+
+    assert presets.PRESETS is fpkeras.PRESETS
+    code = (
+        "import sys, fpexplore.keras.policy, fpexplore.keras.presets\n"
+        "print(sorted(m for m in ('jax', 'keras') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_contributors_page_names_every_folder() -> None:
     """docs/contributing.md's tree of the layers names every folder of the package, in the
     order of the layers (lowest first)."""

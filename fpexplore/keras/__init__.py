@@ -7,6 +7,12 @@ another, and its weights were stored in a third, each correctly rounded by
 and how; :data:`PRESETS` names the usual recipes (``"bfloat16"``, ``"fp8"``,
 ``"mxfp4"``, ``"nvfp4"``...). Products accumulate in float32, as on tensor cores.
 
+This folder holds the emulation: ``model`` (``emulate``), ``layers``, ``gemm`` and
+``operands`` (each GEMM's operands rounded through ``fpexplore.jax``), ``optimizer``
+(:class:`~fpexplore.keras.optimizer.FormatOptimizer`), ``subclasses``, ``coverage`` and
+``seeds``; what a policy says and which layer gets which is
+:mod:`fpexplore.keras.policies` (plain Python: no Keras, no JAX).
+
 Needs the ``keras`` extra (``pip install -e ".[keras]"`` from a clone). If Keras is
 not imported yet and ``KERAS_BACKEND`` is unset, :func:`emulate` chooses JAX.
 
@@ -24,11 +30,36 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .policy import ROLES, SCALINGS, FormatPolicy, OperandSpec
-from .presets import PRESETS, get_policy
+from .policies.policy import ROLES, SCALINGS, FormatPolicy, OperandSpec
+from .policies.presets import PRESETS, get_policy
 
 if TYPE_CHECKING:
-    from .report import EmulationReport
+    from .policies.report import EmulationReport
+
+# Module paths that moved (docs/changelog.md, "Old names that still work"): the old
+# names stay importable as aliases of the modules that replaced them, also as
+# attributes (``from fpexplore.keras import presets``). None of them imports Keras.
+_MOVED_MODULES = {
+    "policy": "policies.policy",
+    "specs": "policies.specs",
+    "roles": "policies.roles",
+    "presets": "policies.presets",
+    "selection": "policies.selection",
+    "report": "policies.report",
+}
+
+
+def _alias_moved_modules() -> None:
+    import importlib
+    import sys
+
+    for old, new in _MOVED_MODULES.items():
+        module = importlib.import_module(f"{__name__}.{new}")
+        sys.modules.setdefault(f"{__name__}.{old}", module)
+        globals().setdefault(old, module)
+
+
+_alias_moved_modules()
 
 __all__ = [
     "PRESETS",
@@ -111,7 +142,7 @@ def emulate(
 
 def __getattr__(name: str) -> Any:
     if name == "EmulationReport":
-        from .report import EmulationReport
+        from .policies.report import EmulationReport
 
         return EmulationReport
     raise AttributeError(f"module 'fpexplore.keras' has no attribute {name!r}")

@@ -34,8 +34,8 @@ import numpy as np
 
 from .. import jax as fpx_jax
 from .operands import quantize
-from .roles import ROLES
-from .specs import OperandSpec
+from .policies.roles import ROLES
+from .policies.specs import OperandSpec
 
 __all__ = ["Operand", "Plan", "product"]
 

@@ -24,7 +24,7 @@ import jax
 from .. import jax as fpx_jax
 from ._backend import keras
 from .gemm import Operand, Plan, product
-from .policy import FormatPolicy
+from .policies.policy import FormatPolicy
 from .subclasses import behind_own_call, refuse_quantize, with_training
 
 __all__ = ["EMULATED", "FormatState", "emulate_layer", "kind_of"]

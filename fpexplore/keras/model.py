@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from .. import round_to
-from .policy import FormatPolicy
-from .presets import PRESETS
-from .roles import GEMMS
+from .policies.policy import FormatPolicy
+from .policies.presets import PRESETS
+from .policies.roles import GEMMS
 from .seeds import stream_seed
 
 __all__ = ["emulate_model"]
@@ -149,8 +149,8 @@ def emulate_model(
     keras = require_jax()
     from .coverage import Coverage, model_layers
     from .layers import emulate_layer, kind_of
-    from .report import EmulationReport
-    from .selection import assign
+    from .policies.report import EmulationReport
+    from .policies.selection import assign
 
     if not isinstance(model, keras.Model):
         raise TypeError(f"emulate needs a keras.Model, got {type(model).__name__}")

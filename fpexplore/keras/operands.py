@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import jax as fpx_jax
-from .policy import OperandSpec
+from .policies.policy import OperandSpec
 
 __all__ = ["delayed_history", "quantize"]
 

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 
 from .. import jax as fpx_jax
 from ._backend import keras
-from .policy import FormatPolicy
+from .policies.policy import FormatPolicy
 from .seeds import stream_seed
 
 __all__ = ["FormatOptimizer"]

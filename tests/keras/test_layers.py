@@ -274,7 +274,7 @@ def test_operands_are_scaled_as_fpexplore_scales_them():
     import jax.numpy as jnp
 
     from fpexplore.keras.operands import quantize
-    from fpexplore.keras.specs import OperandSpec
+    from fpexplore.keras.policies.specs import OperandSpec
 
     x = np.random.default_rng(8).standard_normal((16, 32)).astype(np.float32) * 1e-3
     current = OperandSpec("float8_e4m3fn", "per_tensor", "nearest_even")

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from fpexplore.keras import PRESETS, ROLES, FormatPolicy, OperandSpec
-from fpexplore.keras.presets import get_policy
+from fpexplore.keras.policies.presets import get_policy
 
 PRESET_NAMES = (
     "float32",
@@ -196,9 +196,9 @@ def test_doctests():
     import doctest
 
     import fpexplore.keras
-    from fpexplore.keras import policy, presets, report, specs
+    from fpexplore.keras.policies import policy, presets, report, roles, selection, specs
 
-    for module in (policy, specs, presets, report, fpexplore.keras):
+    for module in (policy, specs, presets, report, roles, selection, fpexplore.keras):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fpexplore.keras.presets import get_policy
+from fpexplore.keras.policies.presets import get_policy
 
 
 @pytest.mark.parametrize(

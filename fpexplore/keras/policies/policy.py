@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..formats import warn_custom_format
+from ...formats import warn_custom_format
 from .roles import GEMMS, ROLES, FrozenMap, check_accumulate, check_roles
 from .specs import (
     SCALINGS,

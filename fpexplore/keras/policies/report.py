@@ -2,7 +2,7 @@
 
 Examples
 --------
->>> from fpexplore.keras.policy import FormatPolicy
+>>> from fpexplore.keras import FormatPolicy
 >>> r = EmulationReport(FormatPolicy("bfloat16"), "custom",
 ...                     (("dense", "Dense", True), ("dropout", "Dropout", False)))
 >>> r.emulated, r.float32

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import BLOCK_FORMATS, ROUNDING_MODES, Format, get_block_format, get_format
+from ... import BLOCK_FORMATS, ROUNDING_MODES, Format, get_block_format, get_format
 
 __all__ = [
     "SCALE_RULES",
