@@ -74,6 +74,8 @@ def test_the_course_is_there():
         "05-when-float16-breaks.ipynb",
         "lesson-90min.ipynb",
         "solutions/lesson-90min-solutions.ipynb",
+        "lesson-90min-ru.ipynb",  # the Russian edition (fpexplore.course.russian)
+        "solutions/lesson-90min-ru-solutions.ipynb",
     } | {f"solutions/0{k}-solutions.ipynb" for k in (*"123456", "4b")}
     assert expected <= names
 
