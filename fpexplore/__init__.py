@@ -98,6 +98,16 @@ _MOVED_MODULES = {
     "report.narrow": "report.routes.narrow",
     "report.stream": "report.routes.stream",
     "report.dask_run": "report.routes.dask_run",
+    # what each operation of a FormatArray computes left array/ for array/ops/
+    "array.accumulate": "array.ops.accumulate",
+    "array.einsum": "array.ops.einsum",
+    "array.elementwise": "array.ops.elementwise",
+    "array.fast": "array.ops.fast",
+    "array.flags": "array.ops.flags",
+    "array.products": "array.ops.products",
+    "array.records": "array.ops.records",
+    "array.reduce": "array.ops.reduce",
+    "array.transcendental": "array.ops.transcendental",
 }
 
 

@@ -264,6 +264,11 @@ def test_moved_module_paths_still_import() -> None:
     assert stats is fpexplore.report.routes.stats and fpexplore.report.narrow is narrow
     assert chunks.plan_chunks is importlib.import_module("fpexplore.report.chunks").plan_chunks
 
+    from fpexplore.array import flags, transcendental  # moved to array/ops/
+
+    assert flags.flag_counter is fpexplore.flag_counter
+    assert transcendental is importlib.import_module("fpexplore.array.ops.transcendental")
+
     from fpexplore.cli import course, course_tables, outline, pacing  # the course's tools
 
     assert course.copy_course is fpexplore.course.copy_course

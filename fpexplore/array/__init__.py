@@ -1,13 +1,20 @@
-"""Numpy code in a format: :class:`FormatArray` and :func:`flag_counter`.
+"""Numpy code in a format: the :class:`FormatArray` type and :func:`flag_counter`.
 
-A value travels through this folder as follows: :mod:`.core` rounds the input
-into the format once and holds float64 values of it; each ufunc call is looked
-up in :mod:`.elementwise` and computed by the arithmetic kernels
-(:func:`fpexplore.codes.arith_values`) or, for transcendental functions, by
-:mod:`.transcendental`; reductions go through :mod:`.reduce` and
-:mod:`.accumulate`, products through :mod:`.products` and :mod:`.einsum`, other
-numpy functions through :mod:`.functions`. Each result carries a record
-(:mod:`.records`) that computes its flags (:mod:`.flags`) when first read, and
+This folder holds the type and how numpy reaches it: :mod:`.core` (the class, its
+indexing and numpy's protocols), :mod:`.base` (what every operation reads: the values
+on the format's grid, the modes, the inputs rounded in), :mod:`.calls` (one ufunc call,
+``where=`` and ``out=``, and the ufunc methods), :mod:`.functions` (which numpy
+functions are emulated, through ``__array_function__``) and :mod:`.html` (its face in
+Jupyter). What each operation computes, and the flags it raises, is the concern of
+:mod:`fpexplore.array.ops`, which imports nothing from here.
+
+A value travels as follows: :mod:`.core` rounds the input into the format once and
+holds float64 values of it (float32 for the formats of the float32 path); each ufunc
+call is looked up in the ufunc table (:mod:`fpexplore.array.ops.elementwise`) and
+computed by the arithmetic kernels (:func:`fpexplore.codes.arith_values`) or the
+transcendental functions; reductions and products go through ``ops/`` too, other numpy
+functions through :mod:`.functions`. Each result carries a record
+(:mod:`fpexplore.array.ops.records`) that computes its flags when first read, and
 explains one element.
 
 >>> import numpy as np
@@ -18,6 +25,6 @@ explains one element.
 """
 
 from .core import FormatArray
-from .flags import FlagCounter, flag_counter
+from .ops.flags import FlagCounter, flag_counter
 
 __all__ = ["FlagCounter", "FormatArray", "flag_counter"]

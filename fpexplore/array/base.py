@@ -23,9 +23,9 @@ import numpy as np
 from .. import codes as K
 from ..exact import FLAGS, check_overflow, check_rng, check_rounding
 from ..formats import Format, FormatLike, get_format
-from .fast import storage
-from .flags import conversion_mask, count_mask, mask_names
-from .records import Explanation, Record
+from .ops.fast import storage
+from .ops.flags import conversion_mask, count_mask, mask_names
+from .ops.records import Explanation, Record
 
 __all__ = ["ArrayBase", "check_same", "operands", "round_in"]
 

@@ -1,5 +1,8 @@
 """One ufunc call on FormatArrays: inputs into the format, the kernels, ``where=`` and ``out=``.
 
+A ufunc's methods (``np.add.reduce``, ``np.add.accumulate``...) go to the reductions
+(:func:`ufunc_method`).
+
 ``out=`` must be a FormatArray of the same format and of the result's shape,
 checked before anything is computed or written; with ``where=``, only the
 selected elements are computed (and flagged), the others keep ``out``'s values
@@ -19,12 +22,13 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from . import fast
 from .base import ArrayBase, operands
-from .elementwise import BASIC, compute, integer_power, kind_of
-from .records import ElementRecord, Record
+from .ops import fast
+from .ops.elementwise import BASIC, compute, integer_power, kind_of
+from .ops.records import ElementRecord, Record
+from .ops.reduce import reduction
 
-__all__ = ["call"]
+__all__ = ["call", "ufunc_method"]
 
 
 def _out_target(like: ArrayBase, kwargs: dict[str, Any], shape: tuple[int, ...]) -> Any:
@@ -172,4 +176,30 @@ def _where_record(inner: Record, select: np.ndarray, shape: tuple[int, ...]) -> 
         shape,
         compute_mask,
         lambda i: inner.explain(int(np.searchsorted(positions, i))),
+    )
+
+
+def ufunc_method(
+    x: Any, ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``np.add.reduce``, ``np.add.accumulate``, ``np.multiply.reduce``,
+    ``np.maximum.reduce``/``np.minimum.reduce``; other ufunc methods raise TypeError."""
+    target = inputs[0]
+    if not isinstance(target, ArrayBase):
+        raise TypeError(f"np.{ufunc.__name__}.{method}: expected a FormatArray to reduce")
+    axis = kwargs.get("axis", 0)
+    keepdims = bool(kwargs.get("keepdims", False))
+    if method == "reduce" and ufunc is np.add:
+        return reduction(target, "sum", axis, keepdims)
+    if method == "reduce" and ufunc is np.multiply:
+        return reduction(target, "prod", axis, keepdims)
+    if method == "accumulate" and ufunc is np.add:
+        return reduction(target, "cumsum", axis if axis is not None else 0)
+    if method == "reduce" and ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
+        return target._new(
+            np.asarray(ufunc.reduce(target._values, axis=axis, keepdims=keepdims)), None
+        )
+    raise TypeError(
+        f"np.{ufunc.__name__}.{method} is not emulated on a FormatArray: use np.asarray(x) "
+        "to compute it in float64"
     )

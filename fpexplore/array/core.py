@@ -3,8 +3,8 @@
 Values travel as float64 (every value of every format is a float64): rounded
 into the format once on the way in, then each ufunc call goes through
 :meth:`FormatArray.__array_ufunc__` to the arithmetic kernels and comes back
-rounded once, with a :class:`~fpexplore.array.records.Record` of its flags.
-Reductions and products go through :mod:`.reduce` and :mod:`.products`; other
+rounded once, with a :class:`~fpexplore.array.ops.records.Record` of its flags.
+Reductions and products go through :mod:`.ops.reduce` and :mod:`.ops.products`; other
 numpy functions through :mod:`.functions` (``__array_function__``).
 
 Two FormatArrays of different formats are refused with a ``TypeError`` that
@@ -31,12 +31,11 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .. import codes as K
 from .base import ArrayBase, check_same, conversion_record, round_in
-from .calls import call
-from .flags import count_mask
+from .calls import call, ufunc_method
 from .functions import dispatch
 from .html import format_array_html
-from .records import Record
-from .reduce import ufunc_method
+from .ops.flags import count_mask
+from .ops.records import Record
 
 __all__ = ["FormatArray"]
 

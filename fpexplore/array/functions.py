@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from .base import ArrayBase, operands
-from .einsum import einsum, tensordot_subscripts
-from .products import matmul
-from .reduce import reduction
+from .ops.einsum import einsum, tensordot_subscripts
+from .ops.products import matmul
+from .ops.reduce import reduction
 
 __all__ = ["PLAIN_RESULT", "STRUCTURAL", "dispatch"]
 

@@ -7,7 +7,7 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore import codes as K
-from fpexplore.array.transcendental import hard_cases, reference
+from fpexplore.array.ops.transcendental import hard_cases, reference
 from fpexplore.formats import get_format
 
 FUNCTIONS = ["exp", "log", "tanh", "sin", "cos", "arctan", "expm1", "log1p", "sinh", "exp2"]
@@ -136,7 +136,7 @@ def test_flag_counter_reports_first_index() -> None:
 def test_bfloat16_table_equals_the_float64_path(rounding: str) -> None:
     """Every bfloat16 value, to nearest and rounded down (where tanh of every large value
     lies just below 1: each is re-evaluated exactly)."""
-    from fpexplore.array.transcendental import evaluate
+    from fpexplore.array.ops.transcendental import evaluate
 
     codes = np.arange(0, 1 << 16).astype(np.uint16)
     every = K.codes_to_values(codes, get_format("bfloat16"))
@@ -153,7 +153,7 @@ def test_bfloat16_table_equals_the_float64_path(rounding: str) -> None:
 def test_float16_table_equals_the_float64_path_on_every_value(name: str, rounding: str) -> None:
     """A float16 array of 65,536 values or more looks each value up in a table; on
     every float16 value it equals the float64 path with its hard cases resolved."""
-    from fpexplore.array.transcendental import evaluate
+    from fpexplore.array.ops.transcendental import evaluate
 
     every = K.codes_to_values(np.arange(1 << 16).astype(np.uint16), get_format("float16"))
     x = fpx.FormatArray(every, "float16", rounding)

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from ..exact import parse_real, round_real
-from ..formats import Format
+from ... import codes as K
+from ...exact import parse_real, round_real
+from ...formats import Format
 from .transcendental import TRANSCENDENTAL, evaluate
 
 __all__ = ["BASIC", "EXACT", "PLAIN", "compute", "integer_power", "kind_of"]

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from .._kernels.arith import round_float32_nearest_even
-from ..arith.pairwise import float32_like
-from ..exact import FLAGS
-from ..formats import Format, get_format
+from ... import codes as K
+from ..._kernels.arith import round_float32_nearest_even
+from ...arith.pairwise import float32_like
+from ...exact import FLAGS
+from ...formats import Format, get_format
 from .accumulate import accumulate_axis, adder
 from .flags import conversion_mask, count_mask
 from .records import Record
@@ -44,7 +44,7 @@ def round_products(raw: np.ndarray, a: Any, b: Any, fmt: Format, acc: Format, ro
                    overflow: Any, rng: Any, flags: bool) -> tuple[np.ndarray, Any]:  # fmt: skip
     """Exact products (``raw``, float64) rounded once into ``acc``; and their mask."""
     if not K.float64_path("mul", fmt):  # float64 and wider: each product exactly
-        from ..arith.accumulate import rounded_products
+        from ...arith.accumulate import rounded_products
 
         a64, b64 = np.broadcast_arrays(K.as_float64(a), K.as_float64(b))
         stored = rounded_products(a64.reshape(-1), b64.reshape(-1), fmt, acc).reshape(raw.shape)
@@ -124,7 +124,7 @@ def matmul(like: Any, a: np.ndarray, b: np.ndarray) -> Any:
     index = np.arange(int(np.prod(out_shape))).reshape(out_shape)
 
     def explain(i: int) -> Any:
-        from ..arith.accumulate import dot
+        from ...arith.accumulate import dot
 
         position = np.unravel_index(int(shaped(index).reshape(-1)[i]), out_shape)
         *batch, r, c = position

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
+from ... import codes as K
 from .accumulate import accumulate_axis
 from .flags import count_mask
 from .products import merge_counts, round_products

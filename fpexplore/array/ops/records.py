@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from ..arith import arithmetic as A
-from ..formats import Format
+from ... import codes as K
+from ...arith import arithmetic as A
+from ...formats import Format
 from .flags import active_counters, count_mask, op_flags
 from .transcendental import POLES
 

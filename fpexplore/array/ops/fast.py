@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from .._kernels.arith import round_float32_nearest_even
-from ..arith.pairwise import float32_like
-from ..formats import Format, get_format
+from ... import codes as K
+from ..._kernels.arith import round_float32_nearest_even
+from ...arith.pairwise import float32_like
+from ...formats import Format, get_format
 from .transcendental import TRANSCENDENTAL, evaluate
 
 __all__ = ["MARGIN32", "basic", "storage", "table", "transcendental"]

@@ -1,4 +1,4 @@
-"""Reductions of a FormatArray: sum, mean, cumsum, prod, and ufunc methods.
+"""Reductions of a FormatArray: sum, mean, cumsum and prod (``np.add.reduce`` too).
 
 ``sum`` rounds each term into the accumulator's format (``accumulate``; the
 array's format by default), adds in the array's ``order`` with every addition
@@ -29,15 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from ..exact import FLAGS
-from ..formats import Format
+from ... import codes as K
+from ...exact import FLAGS
+from ...formats import Format
 from .accumulate import accumulate_axis, adder
-from .base import ArrayBase
 from .flags import conversion_mask, count_mask
 from .records import Record
 
-__all__ = ["reduction", "ufunc_method"]
+__all__ = ["reduction"]
 
 
 def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
@@ -174,33 +173,7 @@ def _cumulative(
 def _explain_sum(
     moved: np.ndarray, kept: tuple[int, ...], i: int, fmt: Format, acc: Format, order: str
 ) -> Any:
-    from ..arith.accumulate import sum as fpx_sum
+    from ...arith.accumulate import sum as fpx_sum
 
     column = moved.reshape(moved.shape[0], -1)[:, i] if kept else moved.reshape(-1)
     return fpx_sum(column, fmt, accumulate=acc, order=order)
-
-
-def ufunc_method(
-    x: Any, ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """``np.add.reduce``, ``np.add.accumulate``, ``np.multiply.reduce``,
-    ``np.maximum.reduce``/``np.minimum.reduce``; other ufunc methods raise TypeError."""
-    target = inputs[0]
-    if not isinstance(target, ArrayBase):
-        raise TypeError(f"np.{ufunc.__name__}.{method}: expected a FormatArray to reduce")
-    axis = kwargs.get("axis", 0)
-    keepdims = bool(kwargs.get("keepdims", False))
-    if method == "reduce" and ufunc is np.add:
-        return reduction(target, "sum", axis, keepdims)
-    if method == "reduce" and ufunc is np.multiply:
-        return reduction(target, "prod", axis, keepdims)
-    if method == "accumulate" and ufunc is np.add:
-        return reduction(target, "cumsum", axis if axis is not None else 0)
-    if method == "reduce" and ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
-        return target._new(
-            np.asarray(ufunc.reduce(target._values, axis=axis, keepdims=keepdims)), None
-        )
-    raise TypeError(
-        f"np.{ufunc.__name__}.{method} is not emulated on a FormatArray: use np.asarray(x) "
-        "to compute it in float64"
-    )

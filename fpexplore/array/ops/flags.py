@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from ..exact import FLAGS, conversion_flags, exact_op, parse_real
-from ..formats import Format
+from ... import codes as K
+from ...exact import FLAGS, conversion_flags, exact_op, parse_real
+from ...formats import Format
 
 __all__ = [
     "BITS",

@@ -43,9 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from ..exact import parse_real, round_real
-from ..formats import Format
+from ... import codes as K
+from ...exact import parse_real, round_real
+from ...formats import Format
 
 __all__ = ["MARGIN", "TRANSCENDENTAL", "evaluate", "hard_cases", "reference"]
 

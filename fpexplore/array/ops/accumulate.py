@@ -18,7 +18,7 @@ The terms (values of the accumulator's format) lie along axis 0; each order of
 To nearest even without flags, additions use the adders of
 :mod:`fpexplore.arith.pairwise` (float32 sums rounded once more for float16,
 bfloat16 and tf32 accumulators); otherwise :func:`fpexplore.codes.arith_values`
-in any mode, and :func:`~fpexplore.array.flags.op_flags` for the flags.
+in any mode, and :func:`~fpexplore.array.ops.flags.op_flags` for the flags.
 
 >>> import numpy as np
 >>> from fpexplore.formats import get_format
@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import codes as K
-from ..arith.numpy_order import numpy_sum
-from ..arith.pairwise import float32_like, pairwise_adder
-from ..exact import FLAGS
-from ..formats import Format, get_format
+from ... import codes as K
+from ...arith.numpy_order import numpy_sum
+from ...arith.pairwise import float32_like, pairwise_adder
+from ...exact import FLAGS
+from ...formats import Format, get_format
 from .flags import count_mask, op_flags
 
 __all__ = ["Adder", "accumulate_axis", "adder"]
