@@ -293,7 +293,8 @@ def course_notebooks(folder: str | Path | None = None) -> list[Path]:
 
 def course_counts(folder: str | Path | None = None) -> dict[str, int]:
     """How many notebooks the course holds: ``notebooks`` (all, solutions aside),
-    ``sessions`` (numbered notebooks, one class session each), ``lessons`` and
+    ``sessions`` (numbered notebooks, one class session each), ``lessons`` (an edition of
+    a lesson in another language, such as ``lesson-90min-ru``, is not another lesson) and
     ``solutions`` (notebooks in ``solutions/``)."""
     notebooks = course_notebooks(folder)
     kinds = [notebook_kind(p) for p in notebooks]
@@ -301,7 +302,10 @@ def course_counts(folder: str | Path | None = None) -> dict[str, int]:
     return {
         "notebooks": len(notebooks),
         "sessions": kinds.count("session"),
-        "lessons": kinds.count("lesson"),
+        "lessons": sum(
+            kind == "lesson" and language(path) == "en"
+            for kind, path in zip(kinds, notebooks, strict=True)
+        ),
         "solutions": len(solutions),
     }
 

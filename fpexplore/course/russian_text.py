@@ -443,7 +443,7 @@ LESSON_CODE: dict[str, tuple[tuple[str, str], ...]] = {
         ),
         (
             'f"{name}: {f.bits} bits = 1 sign + {f.exponent_bits} exponent + {f.mantissa_bits} mantissa;"',
-            'f"{name}: {f.bits} бит = 1 знак + {f.exponent_bits} порядок + {f.mantissa_bits} мантисса;"',
+            'f"{name}: {f.bits} бит = 1 (знак) + {f.exponent_bits} (порядок) + {f.mantissa_bits} (мантисса);"',
         ),
         (
             'f"  significant bits {f.mantissa_bits + 1};  1/3 -> {third!r}"',
