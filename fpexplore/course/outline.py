@@ -283,12 +283,15 @@ def notebook_kind(path: str | Path) -> str:
 
 def course_notebooks(folder: str | Path | None = None) -> list[Path]:
     """The course's notebooks (not the solutions, nor a projector copy), in the order of the
-    course: the index, the sessions by number, then the lessons."""
+    course: the index, the sessions by number, then the lessons (a lesson's Russian
+    edition, ``lesson-90min-ru``, right after it)."""
     places = _search_folders(folder)
     place = next((p for p in places if any(p.glob("*-index.ipynb"))), places[-1])
     order = {"index": 0, "session": 1, "lesson": 2}
     found = [p for p in place.glob("*.ipynb") if not p.stem.endswith("-projector")]
-    return sorted(found, key=lambda p: (order[notebook_kind(p)], p.name))
+    return sorted(
+        found, key=lambda p: (order[notebook_kind(p)], p.stem.removesuffix("-ru"), p.stem)
+    )
 
 
 def course_counts(folder: str | Path | None = None) -> dict[str, int]:
