@@ -2,7 +2,10 @@
 
 The lesson prints it, the printable handout lists it, and the pace model counts a term
 as *new* in the part of a notebook where its Markdown first uses it
-(:func:`first_uses`): a new term costs class time, the definition and an example.
+(:func:`first_uses`): a new term costs class time, the definition and an example. It is
+longer than most modules because it holds the glossary of both editions of the lesson
+(:data:`GLOSSARY_RU`, and the Russian edition's settled terms, :data:`TERMINOLOGY_RU`):
+one job, the course's terms.
 
 Examples
 --------

@@ -1,5 +1,8 @@
 """The course's outline, read from the notebooks themselves.
 
+One job, a little longer than most modules: what the course's notebooks say about
+themselves, in either edition's language.
+
 Anything the course says about its own notebooks (which section teaches what, how many
 notebooks there are, which ones need Keras) is computed here from the notebook files, so
 that it follows the notebooks when they change instead of drifting from them:

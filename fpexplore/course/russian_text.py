@@ -1,6 +1,9 @@
 # ruff: noqa: E501 - the Russian prose keeps the English cells' line breaks and links
 """The Russian text of the 90-minute lesson, its answer key and its handout.
 
+It is longer than most modules because it is data, every translated cell of one edition,
+kept in one place so that a translator edits one file: one job.
+
 :mod:`fpexplore.course.russian` makes the Russian notebooks from the English ones with
 these tables; :mod:`fpexplore.course.handout` fills :data:`HANDOUT_PAGE` with the numbers
 it computes for the English page. To change the Russian text, edit it here and run
