@@ -234,6 +234,22 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
 
 
+@pytest.mark.parametrize("folder", ["report.routes", "array.ops", "keras.policies"])
+def test_a_subfolder_imports_nothing_of_the_folder_around_it(folder: str) -> None:
+    """report/routes/, array/ops/ and keras/policies/ are read by the modules of the
+    folder around them and read none of those (docs/contributing.md)."""
+    outer = folder.rsplit(".", 1)[0]
+    for path in sorted(PACKAGE.joinpath(*folder.split(".")).glob("*.py")):
+        module = _module_name(path)
+        for _, node in _imports(path):
+            for target in _target(module, node):
+                inside = target == folder or target.startswith(f"{folder}.")
+                assert inside or not target.startswith(f"{outer}."), (
+                    f"fpexplore.{module} imports fpexplore.{target}"
+                )
+                assert target != outer, f"fpexplore.{module} imports fpexplore.{outer}"
+
+
 def test_moved_module_paths_still_import() -> None:
     """Old module paths import as aliases of the modules that replaced them
     (docs/changelog.md, "Old names that still work")."""

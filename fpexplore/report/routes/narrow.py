@@ -132,7 +132,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             else:
                 assert row.block is not None
                 k, emax = row.block.block_size, row.block.emax_elem
-                assert isinstance(k, int)  # 2-D rows arrive as 1-D twins (report/tiles)
+                assert isinstance(k, int)  # 2-D rows arrive as 1-D twins (routes/tiles)
                 k = min(k, padded)  # an axis shorter than a block: a block a row
                 if k not in blocks:
                     blocks[k] = Blocks(a, k, shared)

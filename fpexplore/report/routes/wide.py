@@ -194,7 +194,7 @@ def _block_row(
     block = row.block
     assert block is not None
     k = block.block_size
-    assert isinstance(k, int)  # 2-D rows arrive as their 1-D twins (report/tiles)
+    assert isinstance(k, int)  # 2-D rows arrive as their 1-D twins (routes/tiles)
     k = min(k, padded)  # an axis shorter than a block: a block a row
     element = block.element_format
     if rounder is None:  # NVFP4, MXINT8: the general route
