@@ -75,3 +75,32 @@ def test_update_sizes_counts_exactly_the_updates_rounding_to_nearest_loses():
     assert lost >= np.count_nonzero(ratios < 0.5) and lost <= np.count_nonzero(ratios <= 1)
     total = sum(p.get_height() for p in ax.patches)
     assert total == 5000
+
+
+def test_a_run_of_several_seeds_is_its_mean_in_a_band_of_its_range():
+    seeds = [
+        {"val_accuracy": [0.2, 0.6]},
+        {"val_accuracy": [0.4, 0.9]},
+        {"val_accuracy": [0.3, 0.6]},
+    ]
+    ax = training.plot_learning_curves({"fp8": seeds, "float32": {"val_accuracy": [0.5, 0.8]}})
+    fp8, float32 = ax.get_lines()
+    np.testing.assert_allclose(fp8.get_ydata(), [0.3, 0.7])
+    np.testing.assert_array_equal(float32.get_ydata(), [0.5, 0.8])
+    (band,) = ax.collections  # a single history has no band
+    corners = band.get_paths()[0].vertices
+    assert corners[:, 1].min() == 0.2 and corners[:, 1].max() == 0.9
+    np.testing.assert_allclose(
+        band.get_facecolor()[0][:3], matplotlib.colors.to_rgb(fp8.get_color())
+    )
+
+
+def test_seeds_of_different_lengths_or_no_seeds_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"run 'fp8'.*\[2, 3\] epochs"):
+        training.plot_learning_curves(
+            {"fp8": [{"val_accuracy": [0.1, 0.2]}, {"val_accuracy": [0.1, 0.2, 0.3]}]}
+        )
+    with pytest.raises(ValueError, match="run 'fp8' has no seeds"):
+        training.plot_learning_curves({"fp8": []})
+    with pytest.raises(TypeError, match="run 'fp8': expected a Keras history dict"):
+        training.plot_learning_curves({"fp8": [[0.1, 0.2]]})

@@ -23,8 +23,11 @@ STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
+History = Mapping[str, Sequence[float]]
+
+
 def plot_learning_curves(
-    histories: Mapping[str, Mapping[str, Sequence[float]]],
+    histories: Mapping[str, History | Sequence[History]],
     metric: str = "val_accuracy",
     *,
     title: str | None = None,
@@ -35,12 +38,15 @@ def plot_learning_curves(
     """One line per run: ``metric`` after each epoch.
 
     Runs that end on the same curve stay visible: each has its own line style and
-    marker, and each line is drawn thinner than the one before it, over it.
+    marker, and each line is drawn thinner than the one before it, over it. A run
+    repeated from several seeds is drawn as the mean over its seeds, in a band from
+    their lowest to their highest value at each epoch.
 
     Parameters
     ----------
     histories : mapping of run name to a Keras ``History.history`` dict
-        (``{"loss": [...], "val_accuracy": [...]}``).
+        (``{"loss": [...], "val_accuracy": [...]}``), or to a sequence of them, one per
+        seed, each with the same number of epochs.
     metric : the key to draw.
     title : str, optional
         Default ``"<ylabel> after each epoch"``.
@@ -57,7 +63,8 @@ def plot_learning_curves(
     Raises
     ------
     ValueError
-        When a run has no ``metric``, or is missing from ``order``.
+        When a run has no ``metric``, or is missing from ``order``, or its seeds have
+        different numbers of epochs.
 
     Examples
     --------
@@ -68,6 +75,13 @@ def plot_learning_curves(
     >>> ax = plot_learning_curves({"fp8": runs["fp8"]}, order=["float32", "fp8"])
     >>> ax.get_lines()[0].get_color() == format_color(1)
     True
+
+    Three seeds of one run: the line is their mean, the band their range.
+
+    >>> seeds = [{"val_accuracy": v} for v in ([0.4, 0.8], [0.6, 0.9], [0.5, 0.7])]
+    >>> ax = plot_learning_curves({"fp8": seeds})
+    >>> ax.get_lines()[0].get_ydata().round(3).tolist(), len(ax.collections)
+    ([0.5, 0.8], 1)
     """
     names = list(histories) if order is None else list(order)
     unknown = [name for name in histories if name not in names]
@@ -76,16 +90,18 @@ def plot_learning_curves(
     ylabel = ylabel or metric
     ax = new_axes(ax)
     for drawn, (name, history) in enumerate(histories.items()):
-        if metric not in history:
-            raise ValueError(f"run {name!r} has no {metric!r}; it has {sorted(history)}")
-        values = np.asarray(history[metric], dtype=float)
+        seeds = _seed_values(name, history, metric)
+        values = seeds.mean(axis=0)
         epochs = np.arange(1, values.size + 1)
         index = names.index(name)
+        color = format_color(index)
+        if len(seeds) > 1:
+            ax.fill_between(epochs, seeds.min(axis=0), seeds.max(axis=0), color=color, alpha=0.15)
         ax.plot(
             epochs,
             values,
             STYLES[index % len(STYLES)],
-            color=format_color(index),
+            color=color,
             lw=max(1.2, 3.4 - 0.5 * drawn),
             marker=MARKERS[index % len(MARKERS)],
             ms=max(3.0, 7.0 - drawn),
@@ -94,6 +110,22 @@ def plot_learning_curves(
     label_axes(ax, title or f"{ylabel} after each epoch", "epoch", ylabel)
     ax.legend(fontsize=TEXT_SIZE, ncol=2 if len(histories) > 4 else 1)
     return ax
+
+
+def _seed_values(name: str, history: Any, metric: str) -> np.ndarray:
+    """A run's ``metric`` as an array of (seeds, epochs): one row for a single history."""
+    runs = [history] if isinstance(history, Mapping) else list(history)
+    if not runs:
+        raise ValueError(f"run {name!r} has no seeds; expected a history or a list of them")
+    for run in runs:
+        if not isinstance(run, Mapping):
+            raise TypeError(f"run {name!r}: expected a Keras history dict, got {run!r}")
+        if metric not in run:
+            raise ValueError(f"run {name!r} has no {metric!r}; it has {sorted(run)}")
+    lengths = sorted({len(run[metric]) for run in runs})
+    if len(lengths) > 1:
+        raise ValueError(f"run {name!r}: its seeds have {lengths} epochs; expected the same number")
+    return np.asarray([run[metric] for run in runs], dtype=float)
 
 
 def update_ratios(weights: Any, updates: Any, fmt: str) -> np.ndarray:
