@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -58,13 +59,19 @@ def computed_once(fn: Any, operand: Any) -> Any:
     XLA fuses cheap integer operations into the loop of their consumer: a small
     table read by every element of a large array (a gather) would be recomputed
     for each element. A conditional is a boundary fusion does not cross, so the
-    table is built in a ``lax.cond`` whose two branches are both ``fn`` (the
-    predicate, which depends on ``operand`` so that it is not folded away, does
-    not matter). ``operand`` is a uint32 array; under ``vmap`` the conditional
-    becomes a select of two equal results.
+    table is built in the taken branch of a ``lax.cond``; the other branch, never
+    taken (its predicate, ``operand | 1 != 0``, is always true but depends on
+    ``operand``, so that it is not folded away), returns zeros of the same shapes
+    and costs the compiler nothing. ``operand`` is a uint32 array; under ``vmap``
+    the conditional becomes a select of the two results.
     """
     flat = jnp.ravel(operand)
-    return lax.cond(flat[0] != 0, fn, fn, operand)
+    shapes = jax.eval_shape(fn, operand)
+
+    def untaken(_: Any) -> Any:
+        return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+    return lax.cond((flat[0] | u32(1)) != 0, fn, untaken, operand)
 
 
 def shift_left(x: Any, amount: Any) -> Any:

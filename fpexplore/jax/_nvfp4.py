@@ -67,8 +67,10 @@ SCALES = np.array(
 """E4M3's values from +0 to 448, by code."""
 
 
-def _constant(value: float) -> tuple[Any, Any]:
-    """A float32 constant, normalized."""
+def _constant(value: Any) -> tuple[Any, Any]:
+    """A float32 constant (or a float32 array of them), normalized."""
+    if isinstance(value, np.ndarray):
+        return decompose(u32(value.view(np.uint32)))
     return decompose(u32(float_bits(value)))
 
 
@@ -88,7 +90,9 @@ def _rows(g: Any, holder: str, rounding: str) -> dict[str, Any]:
     reciprocal (stochastic rounding), or the thresholds' float32 bits (the other
     modes: ``toward`` and ``away`` from zero, for ``up`` and ``down``); and
     ``values``, the element codes' values ``E2M1[j] * s * g`` rounded to nearest even
-    into ``holder``, code by code (row ``c`` at ``8 c``)."""
+    into ``holder``, code by code (row ``c`` at ``8 c``). Each table is computed as
+    one array of (scales, codes), so that its operations appear once in the program
+    rather than once per code."""
     g_sig, g_e = decompose(g)
     s_sig, s_e = decompose(u32(SCALES.view(np.uint32)))
     rows: dict[str, Any] = {}
@@ -96,23 +100,26 @@ def _rows(g: Any, holder: str, rounding: str) -> dict[str, Any]:
         divisor_sig, divisor_e = multiply(s_sig, s_e, g_sig, g_e)  # exact: 4 bits times 24
         rows["divisor_sig"], rows["divisor_e"] = divisor_sig, divisor_e
         rows["inverse"] = reciprocal(divisor_sig)
+    s_sig, s_e = s_sig[:, None], s_e[:, None]  # a column: scales down, codes across
     sides = ("toward", "away") if rounding in ("up", "down") else ("toward",)
     for side in sides if rounding != "stochastic" else ():
-        for j, (t, tie_up) in enumerate(_thresholds(rounding, side == "toward"), 1):
-            # t * s * g: t has at most 3 significant bits, s 4 and g 24
-            product = multiply(*multiply(*_constant(t), s_sig, s_e), g_sig, g_e)
-            up, qe = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="up")
-            down = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="down")[0]
-            ceiling = jnp.where(product[0] == 0, u32(0), compose(up, qe))
-            rows[f"{side}{j}"] = ceiling + u32((up == down) & (not tie_up))  # > T: one past
+        thresholds = _thresholds(rounding, side == "toward")
+        t = np.array([t for t, _ in thresholds], np.float32)
+        tie_up = np.array([tie for _, tie in thresholds])
+        # t * s * g: t has at most 3 significant bits, s 4 and g 24
+        product = multiply(*multiply(*_constant(t), s_sig, s_e), g_sig, g_e)
+        up, qe = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="up")
+        down = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="down")[0]
+        ceiling = jnp.where(product[0] == 0, u32(0), compose(up, qe))
+        table = ceiling + u32((up == down) & ~tie_up)  # > T: one past
+        for j in range(1, 8):
+            rows[f"{side}{j}"] = table[:, j - 1]
     m, emin, _ = HOLDERS[holder]
-    values = []
-    for magnitude in E2M1:  # exact: 2 bits times 4, then 6 bits times 24; one rounding
-        scaled = multiply(*_constant(magnitude), s_sig, s_e)
-        count, qe = round_count(*multiply(*scaled, g_sig, g_e), False, mantissa_bits=m,
-                                emin=emin, rounding="nearest_even")  # fmt: skip
-        values.append(compose(count, qe))
-    rows["values"] = jnp.stack(values, axis=1).reshape(-1)
+    # exact: 2 bits times 4, then 6 bits times 24; one rounding
+    scaled = multiply(*_constant(np.array(E2M1, np.float32)), s_sig, s_e)
+    count, qe = round_count(*multiply(*scaled, g_sig, g_e), False, mantissa_bits=m,
+                            emin=emin, rounding="nearest_even")  # fmt: skip
+    rows["values"] = compose(count, qe).reshape(-1)
     return rows
 
 
