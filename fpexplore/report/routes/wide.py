@@ -42,6 +42,7 @@ from ...formats import Format
 from ...scaling.block_formats import element_values_of
 from ...scaling.blocks import quantize_blocks
 from . import stats as S
+from .nvfp4 import nvfp4_magnitudes
 from .rows import Row, RowPlan, Work
 
 __all__ = ["row_stats", "wide_piece_stats"]
@@ -197,6 +198,10 @@ def _block_row(
     assert isinstance(k, int)  # 2-D rows arrive as their 1-D twins (routes/tiles)
     k = min(k, padded)  # an axis shorter than a block: a block a row
     element = block.element_format
+    if block.scale == "e4m3" and plan.exact_product and element is not None:
+        t, magnitudes, clipped = nvfp4_magnitudes(a, k, block, plan.tensor_amax, w)
+        np.copysign(magnitudes, x, out=q)  # 24-bit inputs: routes/nvfp4, the same numbers
+        return t, element.smallest_normal, clipped
     if rounder is None:  # NVFP4, MXINT8: the general route
         tensor_amax = plan.tensor_amax if block.scale == "e4m3" else None
         blocks = quantize_blocks(x.reshape(rows, padded), block, tensor_amax=tensor_amax)
