@@ -109,7 +109,10 @@ def round_nearest(
     if n and t.max() > r.max:
         over = t > r.max
         beyond = int(np.count_nonzero(over))
-        t[over] = r.overflow_value
+        if r.overflow_value == r.max:  # saturating: a clamp, not a masked store
+            np.minimum(t, r.max, out=t)
+        else:
+            np.copyto(t, r.overflow_value, where=over)
     np.copysign(t, y, out=out)
     return beyond
 

@@ -49,12 +49,12 @@ import math
 import numpy as np
 
 from ..._kernels.round.magnitudes import (
-    Rounder32,
     binades32,
     round_magnitudes32,
     round_magnitudes64,
 )
 from . import stats as S
+from .blocks import Blocks
 from .rows import RowPlan, Work
 from .wide import Context, finite_magnitudes, row_stats, wide_piece_stats
 
@@ -62,7 +62,6 @@ __all__ = ["narrow_piece_stats"]
 
 _REL_SHIFT = np.uint64(52 - S.REL_BITS)
 _LOG2_SHIFT = np.uint64(52 - S.LOG2_BITS)
-_ONE = np.float32(1.0)
 
 
 def narrow_piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
@@ -163,43 +162,6 @@ def _mag64(stats: S.RowStats, plan: RowPlan, i: int, a64: np.ndarray,
     err = np.subtract(t, y, out=w.err[:m])
     np.abs(err, out=err)
     return err, y
-
-
-class Blocks:
-    """A piece's MX blocks of ``k`` magnitudes: ``2**top`` and ``2**-top`` for each
-    element, ``top = floor(log2(block amax))``, and ``a 2**-top`` (exact, or below
-    ``2**-126`` where it flushes in every element format), shared by the rows."""
-
-    def __init__(self, a: np.ndarray, k: int, buffers: list[np.ndarray]) -> None:
-        top = np.maximum.reduceat(a.view(np.uint32), np.arange(0, a.size, k))
-        exponent = np.frexp(top.view(np.float32))[1] - 1
-        self.k, self.exponent, self.empty = k, exponent, top == 0
-        exponent[self.empty] = 0  # a block of zeros: any scale (its values stay 0)
-        self.low = int(exponent[~self.empty].min(initial=1000))
-        self.up, down, self.normal = buffers
-        np.copyto(self.up.reshape(-1, k), np.ldexp(_ONE, exponent)[:, None])
-        np.copyto(down.reshape(-1, k), np.ldexp(_ONE, -exponent)[:, None])
-        np.multiply(a, down, out=self.normal)
-
-    def round(self, a: np.ndarray, emax: int, r: Rounder32, buffers: tuple[np.ndarray, ...]) -> int:
-        """``t = round(|x| / X)`` saturating, ``X = 2**shared``, ``shared = max(top -
-        emax, -127)`` per block (OCP MX v1.0, 6.3): ``y = |x| / X`` in ``buffers[0]``,
-        ``t`` in ``buffers[1]``, ``q = t X`` in ``buffers[2]``; returns the clipped count."""
-        y, t, q, c = buffers
-        if self.low - emax >= -127:  # no block's scale is clamped: the shared factors
-            np.multiply(self.normal, np.float32(2.0**emax), out=y)
-            clipped = round_magnitudes32(y, binades32(y, c), r, t, c)
-            np.multiply(t, np.float32(2.0**-emax), out=q)
-            np.multiply(q, self.up, out=q)
-            return clipped
-        shared = self.exponent - emax
-        shared[self.empty] = -127
-        np.maximum(shared, -127, out=shared)
-        k = self.k
-        np.multiply(a.reshape(-1, k), np.ldexp(_ONE, -shared)[:, None], out=y.reshape(-1, k))
-        clipped = round_magnitudes32(y, binades32(y, c), r, t, c)
-        np.multiply(t.reshape(-1, k), np.ldexp(_ONE, shared)[:, None], out=q.reshape(-1, k))
-        return clipped
 
 
 def _stored(stats: S.RowStats, v: np.ndarray, limits: tuple[np.float32, np.float32],

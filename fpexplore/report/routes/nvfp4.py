@@ -18,9 +18,10 @@ inputs, none of that is needed, and this route computes the very same numbers:
   quantize_blocks' Fraction route);
 * ``q = t s g`` is exact (2 bits times 28).
 
-A block whose scale rounds to 0 stores zeros (its divisor is inf here, so its
-quotients are 0). The tests compare this route with the general one (the same
-tensor as float64) on adversarial tensors.
+A block whose scale rounds to 0 stores zeros (its divisor is float64's largest
+here, so its quotients round to 0 and so do their products). The tests compare
+this route with the general one (the same tensor as float64) on adversarial
+tensors.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ from ..._kernels.round.nearest import NearestRounder, nearest_rounder
 from ...formats import get_format
 from ...scaling.block_formats import BlockFormat, nvfp4_tensor_scale
 from ...scaling.per_tensor import check_amax
+from .blocks import block_max, spread
 from .rows import Work
 
-__all__ = ["block_max", "nvfp4_magnitudes", "tensor_scale"]
+__all__ = ["nvfp4_magnitudes", "tensor_scale"]
+
+_LARGEST = float(np.finfo(np.float64).max)
 
 
 @lru_cache(maxsize=256)
@@ -54,13 +58,6 @@ def _rounders(block: BlockFormat) -> tuple[NearestRounder, NearestRounder]:
     return scale, element
 
 
-def block_max(a: np.ndarray, k: int) -> np.ndarray:
-    """The largest of each ``k`` consecutive values of ``a`` (``a`` itself for ``k = 1``)."""
-    if k == 1:
-        return a
-    return np.maximum.reduceat(a, np.arange(0, a.size, k)) if a.size else a[:0]
-
-
 def nvfp4_magnitudes(
     a: np.ndarray, k: int, block: BlockFormat, tensor_amax: float, w: Work
 ) -> tuple[np.ndarray, np.ndarray, int]:
@@ -75,11 +72,11 @@ def nvfp4_magnitudes(
     s = np.empty_like(target)
     round_magnitudes64(target, scale_rounder, s, w.nearest)
     divisor = s * g  # exact: 4 bits times 24
-    stored = divisor > 0
-    divisor[~stored] = np.inf  # a block whose scale is 0 stores zeros
-    y, t, q = w.y[:m], w.mags[:m], w.q[:m]
-    np.divide(a.reshape(-1, k), divisor[:, None], out=y.reshape(-1, k))
+    # A block whose scale is 0 stores zeros: its divisor is float64's largest, which
+    # makes every quotient of a float32 below a quarter (rounded to 0) and t d = 0.
+    divisor[divisor == 0] = _LARGEST
+    d, y, t, q = spread(divisor, k, w.sden[:m]), w.y[:m], w.mags[:m], w.q[:m]
+    np.divide(a, d, out=y)
     clipped = round_magnitudes64(y, element_rounder, t, w.nearest)
-    divisor[~stored] = 0.0
-    np.multiply(t.reshape(-1, k), divisor[:, None], out=q.reshape(-1, k))
+    np.multiply(t, d, out=q)
     return t, q, clipped

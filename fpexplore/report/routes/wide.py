@@ -42,6 +42,7 @@ from ...formats import Format
 from ...scaling.block_formats import element_values_of
 from ...scaling.blocks import quantize_blocks
 from . import stats as S
+from .blocks import block_max, spread
 from .nvfp4 import nvfp4_magnitudes
 from .rows import Row, RowPlan, Work
 
@@ -217,7 +218,7 @@ def _block_row(
         small = element.smallest_normal if element is not None else 0.0
         return np.abs(stored), small, clipped
     assert element is not None
-    amax = a.reshape(-1, k).max(axis=1)
+    amax = block_max(a, k)
     exponent = np.frexp(amax)[1].astype(np.int64) - 1  # floor(log2(amax))
     shared = np.where(amax > 0, exponent - block.emax_elem, -127)
     if shared.size and shared.max() > 127:
@@ -227,10 +228,10 @@ def _block_row(
             f"E8M0's largest 2**127; {block.name} cannot hold it"
         )
     np.maximum(shared, -127, out=shared)
-    y = w.y[: x.size]
-    np.multiply(x.reshape(-1, k), np.ldexp(1.0, -shared)[:, None], out=y.reshape(-1, k))
+    y, factor = w.y[: x.size], w.sden[: x.size]
+    np.multiply(x, spread(np.ldexp(1.0, -shared), k, factor), out=y)
     clipped = round_nearest(y, rounder, q, w.nearest)
-    np.multiply(q.reshape(-1, k), np.ldexp(1.0, shared)[:, None], out=q.reshape(-1, k))
+    np.multiply(q, spread(np.ldexp(1.0, shared), k, factor), out=q)
     return rounded_magnitudes(w.nearest, x.size), element.smallest_normal, clipped
 
 
