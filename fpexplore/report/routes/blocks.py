@@ -29,7 +29,7 @@ def block_max(a: np.ndarray, k: int) -> np.ndarray:
         return a if k == 1 else a[:0]
     if k > STRIDED:
         return np.maximum.reduceat(a, np.arange(0, a.size, k))
-    top = a[0::k].copy()
+    top: np.ndarray = a[0::k].copy()
     for j in range(1, k):
         np.maximum(top, a[j::k], out=top)
     return top
