@@ -55,7 +55,8 @@ from ..._kernels.round.magnitudes import (
 )
 from . import stats as S
 from .blocks import Blocks
-from .rows import RowPlan, Work
+from .nvfp4 import nvfp4_magnitudes
+from .rows import Row, RowPlan, Work
 from .wide import Context, finite_magnitudes, row_stats, wide_piece_stats
 
 __all__ = ["narrow_piece_stats"]
@@ -112,8 +113,11 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
                                       context, w))  # fmt: skip
             continue
         stats, limits = S.RowStats(), plan.limits[i]
-        assert limits is not None
-        if kind == "mag64":
+        if kind == "nvfp4":
+            _nvfp4(stats, row, plan, a64, padded, zeros, w)
+            _finish(stats, w.err[:m], den, a64, zeros, w, i)
+        elif kind == "mag64":
+            assert limits is not None
             err, y64 = _mag64(stats, plan, i, a64, w)
             den_s, scale = den, plan.scales[i]
             if scale is not None:  # the scaled domain's |x s|
@@ -122,7 +126,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             _finish(stats, err, den_s, a64, zeros, w, i)
         else:
             r32 = plan.rounders32[i]
-            assert r32 is not None
+            assert r32 is not None and limits is not None
             if kind == "none32":
                 stats.overflow = round_magnitudes32(a, binade, r32, t, c)
                 _stored(stats, a, limits, zeros, flags)
@@ -143,6 +147,25 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             stats.overflow += stats.nonfinite
         out.rows.append(stats)
     return out
+
+
+def _nvfp4(stats: S.RowStats, row: Row, plan: RowPlan, a64: np.ndarray, padded: int,
+           zeros: int, w: Work) -> None:  # fmt: skip
+    """An NVFP4 row (routes/nvfp4): its counts, and its errors ``|q - x|`` in ``w.err``
+    (float64, as the wide route forms them; a nonzero relative error is at least
+    ``2**-31``: ``q`` and ``x`` lie within a factor 8 of each other, on grids of
+    ``2**-28`` and ``2**-24`` of their size)."""
+    block = row.block
+    assert block is not None and isinstance(block.block_size, int)
+    assert block.element_format is not None
+    m, flags = a64.size, w.flags[: a64.size]
+    k = min(block.block_size, padded)
+    t, q, stats.clipped = nvfp4_magnitudes(a64, k, block, plan.tensor_amax, w)
+    flushed = int(np.count_nonzero(np.equal(t, 0.0, out=flags)))
+    below = int(np.count_nonzero(np.less(t, block.element_format.smallest_normal, out=flags)))
+    stats.flushed_to_zero, stats.subnormal = flushed - zeros, below - flushed
+    err = np.subtract(q, a64, out=w.err[:m])
+    np.abs(err, out=err)
 
 
 def _mag64(stats: S.RowStats, plan: RowPlan, i: int, a64: np.ndarray,

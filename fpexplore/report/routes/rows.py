@@ -72,7 +72,7 @@ class RowPlan:
     exact_product: bool  # inputs of at most 29 significant bits: x * s is exact
     tensor_amax: float
     align: int  # the block size of the block rows (1: none)
-    kinds: list[str]  # per row: "none32", "block32", "mag64" (narrow route) or "wide"
+    kinds: list[str]  # per row: "none32", "block32", "mag64", "nvfp4" (narrow route) or "wide"
     rounders32: list[Rounder32 | None]
     narrow: bool  # the narrow route (every value of the input is a float32)
     limits: list[tuple[np.float32, np.float32] | None]  # the narrow route's (H, U) per row
@@ -137,7 +137,8 @@ def make_plan(
         kinds.append(kind)
         rounders32.append(r32)
         fmt = row.fmt
-        limits.append(stored_limits(fmt, scale or 1.0) if kind != "wide" and fmt else None)
+        limited = kind not in ("wide", "nvfp4") and fmt
+        limits.append(stored_limits(fmt, scale or 1.0) if limited else None)
     return RowPlan(rows, rounders, scales, exact, amax, row_align(rows), kinds,
                    rounders32, narrow, limits, figure)  # fmt: skip
 
@@ -186,7 +187,10 @@ def _smallest_at_least(limit: float, scale: float) -> np.float32:
     return f
 
 
+@lru_cache(maxsize=256)
 def _kind(row: Row, rounder: NearestRounder | None) -> tuple[str, Rounder32 | None]:
+    if row.block is not None and row.block.scale == "e4m3" and row.block.element_format:
+        return "nvfp4", None  # routes/nvfp4, the errors as the narrow rows take them
     if rounder is None or row.fmt is None:
         return "wide", None
     if row.scaling == "per_tensor":
