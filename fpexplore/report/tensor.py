@@ -243,13 +243,14 @@ def build_report(
     records = []
     for i, (row, r) in enumerate(zip(rows, stats.rows, strict=True)):
         scale = scales[i]
+        median, p99 = S.quantiles(r, (0.5, 0.99))
         records.append({
             "format": row.label, "scaling": row.scaling,
             "block_format": row.block.name if row.block is not None else None,
             "scale": scale, "overflow": r.overflow, "clipped": r.clipped,
             "flushed_to_zero": r.flushed_to_zero, "subnormal": r.subnormal,
             "nonzero": stats.nonzero,
-            "median_rel_error": S.quantile(r, 0.5), "p99_rel_error": S.quantile(r, 0.99),
+            "median_rel_error": median, "p99_rel_error": p99,
             "max_rel_error": (math.inf if r.nonfinite else r.max_rel) if stats.nonzero
             else math.nan,
             "snr_db": S.snr_db(stats.signal, r.noise, scale) if stats.finite or not stats.n

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["QUANTILE_BOUND", "Bins", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile"]
+__all__ = ["QUANTILE_BOUND", "Bins", "Hist", "RowStats", "ScaledSum", "TensorStats", "quantile",
+           "quantiles"]  # fmt: skip
 
 REL_BITS = 6  # 2**REL_BITS bins a binade
 _SHIFT = np.uint64(52 - REL_BITS)
@@ -147,12 +148,13 @@ class Bins:
         counts[low] += zero - self.exact
         window = counts[low : max(self.high, low) + 1]
         self.exact, self.high = 0, -1
-        used = np.flatnonzero(window)
-        if not used.size:
+        used = window != 0  # (argmax finds the first; the largest value's bin is the last)
+        first = int(used.argmax())
+        if not used[first]:
             return Hist()
-        first, last = int(used[0]), int(used[-1]) + 1
+        last = window.size if used[-1] else int(np.flatnonzero(used)[-1]) + 1
         hist = Hist(low + first, window[first:last].copy())
-        window[:] = 0
+        window[first:last] = 0  # (the rest of the window is 0 already)
         return hist
 
 
@@ -257,18 +259,23 @@ class TensorStats:
 def quantile(row: RowStats, q: float) -> float:
     """The q-quantile (``inverted_cdf``) of a row's relative errors, from its
     histogram (see the module notes for the bound)."""
-    counted = row.hist.total()
+    return quantiles(row, (q,))[0]
+
+
+def quantiles(row: RowStats, qs: tuple[float, ...]) -> list[float]:
+    """:func:`quantile` at each of ``qs``, the histogram summed once."""
+    cumulative = np.cumsum(row.hist.counts)
+    counted = int(cumulative[-1]) if cumulative.size else 0
     n = row.zero + counted + row.nonfinite
-    if n == 0:
-        return math.nan
-    rank = max(1, math.ceil(q * n))
-    if rank <= row.zero:
-        return 0.0
-    if rank > row.zero + counted:
-        return math.inf
-    cumulative = row.zero + np.cumsum(row.hist.counts)
-    index = int(np.searchsorted(cumulative, rank)) + row.hist.offset
-    return min(bin_edge(index + 1), row.max_rel)
+    out = []
+    for q in qs:
+        rank = max(1, math.ceil(q * n))
+        if n == 0 or rank <= row.zero or rank > row.zero + counted:
+            out.append(math.nan if n == 0 else 0.0 if rank <= row.zero else math.inf)
+            continue
+        index = int(np.searchsorted(cumulative, rank - row.zero)) + row.hist.offset
+        out.append(min(bin_edge(index + 1), row.max_rel))
+    return out
 
 
 def snr_db(signal: ScaledSum, noise: ScaledSum, scale: float | None = None) -> float:
