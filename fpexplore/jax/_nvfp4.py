@@ -11,13 +11,15 @@ The work is spread by what it depends on. Per tensor, for each of E4M3's 127
 scales (:func:`_rows`): the divisor ``s g`` (exact: 4 bits times 24), its
 :func:`~fpexplore.jax._bits.reciprocal`, the thresholds between neighbouring
 elements and the values of the eight elements times ``s g``. Per block
-(:func:`_blocks`): the scale's code, and its row's thresholds or divisor. Per
+(:func:`_blocks`): the scale's code, and its row of thresholds or divisor. Per
 element: to round to nearest or toward one side, the count of thresholds at or
 below ``|V|`` (the threshold between ``a`` and ``b`` is ``(a + b)/2 * s g``
 rounded up to a float32, or one past it where a tie goes down: comparing float32
 bits is comparing values); to round stochastically, the quotient's 31 bits from
 the reciprocal; then the value from the tensor's table. Each stage is built by
-:func:`~fpexplore.jax._bits.computed_once`, so XLA does not repeat it per element.
+:func:`~fpexplore.jax._bits.computed_once`, so XLA does not repeat it per element,
+and gives one array (a column per quantity, the block's code in the last), since
+XLA would otherwise compute the stage again for each of its outputs.
 
 Examples
 --------
@@ -85,21 +87,25 @@ def _thresholds(rounding: str, toward_zero: bool) -> list[tuple[float, bool]]:
     return [(E2M1[j - 1], False) for j in range(1, 8)]
 
 
-def _rows(g: Any, holder: str, rounding: str) -> dict[str, Any]:
-    """Per E4M3 scale ``s`` (by code): the divisor ``s g``, normalized, and its
-    reciprocal (stochastic rounding), or the thresholds' float32 bits (the other
-    modes: ``toward`` and ``away`` from zero, for ``up`` and ``down``); and
-    ``values``, the element codes' values ``E2M1[j] * s * g`` rounded to nearest even
-    into ``holder``, code by code (row ``c`` at ``8 c``). Each table is computed as
-    one array of (scales, codes), so that its operations appear once in the program
-    rather than once per code."""
+def _rows(g: Any, holder: str, rounding: str) -> tuple[Any, Any]:
+    """Per E4M3 scale ``s`` (by code), ``(table, values)``. ``table`` holds one row of
+    uint32 columns per scale: the divisor ``s g``, normalized (its significand and
+    its exponent's bits), and its reciprocal (stochastic rounding), or the seven
+    thresholds' float32 bits (the other modes: ``toward``, then for ``up`` and
+    ``down`` ``away`` from zero); its last column is the code itself. ``values`` holds
+    the element codes' values ``E2M1[j] * s * g`` rounded to nearest even into
+    ``holder``, code by code (row ``c`` at ``8 c``). Each is computed as one array of
+    (scales, codes), so that its operations appear once in the program rather than
+    once per code, and XLA fuses each into one loop rather than one per column."""
     g_sig, g_e = decompose(g)
     s_sig, s_e = decompose(u32(SCALES.view(np.uint32)))
-    rows: dict[str, Any] = {}
+    codes = u32(np.arange(len(SCALES), dtype=np.uint32))
     if rounding == "stochastic":
         divisor_sig, divisor_e = multiply(s_sig, s_e, g_sig, g_e)  # exact: 4 bits times 24
-        rows["divisor_sig"], rows["divisor_e"] = divisor_sig, divisor_e
-        rows["inverse"] = reciprocal(divisor_sig)
+        e_bits = lax.bitcast_convert_type(divisor_e, jnp.uint32)
+        columns = [divisor_sig, e_bits, reciprocal(divisor_sig)]
+    else:
+        columns = []
     s_sig, s_e = s_sig[:, None], s_e[:, None]  # a column: scales down, codes across
     sides = ("toward", "away") if rounding in ("up", "down") else ("toward",)
     for side in sides if rounding != "stochastic" else ():
@@ -112,15 +118,13 @@ def _rows(g: Any, holder: str, rounding: str) -> dict[str, Any]:
         down = round_count(*product, False, mantissa_bits=23, emin=-126, rounding="down")[0]
         ceiling = jnp.where(product[0] == 0, u32(0), compose(up, qe))
         table = ceiling + u32((up == down) & ~tie_up)  # > T: one past
-        for j in range(1, 8):
-            rows[f"{side}{j}"] = table[:, j - 1]
+        columns += [table[:, j] for j in range(7)]
     m, emin, _ = HOLDERS[holder]
     # exact: 2 bits times 4, then 6 bits times 24; one rounding
     scaled = multiply(*_constant(np.array(E2M1, np.float32)), s_sig, s_e)
     count, qe = round_count(*multiply(*scaled, g_sig, g_e), False, mantissa_bits=m,
                             emin=emin, rounding="nearest_even")  # fmt: skip
-    rows["values"] = compose(count, qe).reshape(-1)
-    return rows
+    return jnp.stack([*columns, codes], axis=1), compose(count, qe).reshape(-1)
 
 
 def _tensor_scale(finite_amax: Any) -> Any:
@@ -131,13 +135,14 @@ def _tensor_scale(finite_amax: Any) -> Any:
     return jnp.where(finite_amax == 0, u32(float_bits(1.0)), g)
 
 
-def _blocks(amax: Any, g: Any, rows: dict[str, Any]) -> dict[str, Any]:
-    """Per block: the code of ``s = amax / (6 g)`` rounded into E4M3 (saturating at
-    448, the code 126), and its row of ``rows`` but the values."""
+def _blocks(amax: Any, g: Any, table: Any) -> Any:
+    """Per block: the row of ``table`` (:func:`_rows`) of the code of ``s = amax / (6
+    g)`` rounded into E4M3 (saturating at 448, the code 126), the code in its last
+    column: one array, so that XLA computes the code once rather than per column."""
     target = divide(*decompose(amax), *multiply(*decompose(g), *_constant(6.0)), bits=6)
     count, qe = round_count(*target, False, mantissa_bits=3, emin=-6, rounding="nearest_even")
     code = jnp.minimum(lax.shift_left(u32(qe + 9), u32(3)) + count, u32(126))  # E4M3's code
-    return {"code": code, **{name: row[code] for name, row in rows.items() if name != "values"}}
+    return table[code]
 
 
 def nvfp4_values(
@@ -153,26 +158,31 @@ def nvfp4_values(
     finite = jnp.where(special, u32(0), amax)
     largest = jnp.max(finite, initial=np.uint32(0)) if tensor_amax is None else tensor_amax
     g = _tensor_scale(largest)
-    rows = computed_once(lambda g: _rows(g, holder, rounding), g)  # per tensor
-    block = computed_once(lambda a: _blocks(a, g, rows), finite)  # per block
+    table, values = computed_once(lambda g: _rows(g, holder, rounding), g)  # per tensor
+    block = computed_once(lambda a: _blocks(a, g, table), finite)  # per block
+
+    def column(i: int) -> Any:
+        return block[..., i]
+
     magnitude = bits & u32(MAGNITUDE)
     negative = (bits & u32(SIGN)) != 0
     if rounding == "stochastic":  # all 31 quotient bits against 32 random bits
         sig, e = decompose(jnp.minimum(magnitude, u32(INF - 1)))
-        quotient = divide_by(sig, e, block["divisor_sig"], block["divisor_e"], block["inverse"])
+        divisor_e = lax.bitcast_convert_type(column(1), jnp.int32)
+        quotient = divide_by(sig, e, column(0), divisor_e, column(2))
         count, qe = round_count(*quotient, negative, mantissa_bits=1, emin=0,
                                 rounding=rounding, random=random)  # fmt: skip
         j = jnp.minimum(count + lax.shift_left(u32(qe + 1), u32(1)), u32(7))  # qe >= -1
     else:
 
-        def count_up(side: str) -> Any:
-            return sum(u32(magnitude >= block[f"{side}{j}"]) for j in range(1, 8))
+        def count_up(side: int) -> Any:  # the thresholds at or below |V|
+            return sum(u32(magnitude >= column(7 * side + j)) for j in range(7))
 
-        j = count_up("toward")
+        j = count_up(0)
         if rounding in ("up", "down"):
             away = ~negative if rounding == "up" else negative
-            j = jnp.where(away, count_up("away"), j)
-    code = block["code"]
+            j = jnp.where(away, count_up(1), j)
+    code = column(-1)
     j = jnp.where(code == 0, u32(0), j)  # no scale: every element +0
-    value = rows["values"][lax.shift_left(code, u32(3)) + j]
+    value = values[lax.shift_left(code, u32(3)) + j]
     return value | jnp.where(negative & (code != 0), u32(SIGN), u32(0))
