@@ -10,6 +10,7 @@ representation error; count the values between two numbers.
 (0, 128, 4788176)
 """
 
+from ._moved import alias_moved_modules as _alias_moved_modules
 from .arith.accumulate import ORDERS, Accumulation, dot, sum
 from .arith.accumulation_error import AccumulationError, accumulation_error
 from .arith.arithmetic import (
@@ -111,20 +112,7 @@ _MOVED_MODULES = {
 }
 
 
-def _alias_moved_modules() -> None:
-    import importlib
-    import sys
-
-    for old, new in _MOVED_MODULES.items():
-        module = importlib.import_module(f"{__name__}.{new}")
-        sys.modules.setdefault(f"{__name__}.{old}", module)
-        package, _, name = f"{__name__}.{old}".rpartition(".")
-        parent = sys.modules.get(package)  # an attribute too, where the package is loaded
-        if parent is not None and name not in vars(parent):
-            setattr(parent, name, module)
-
-
-_alias_moved_modules()
+_alias_moved_modules(__name__, _MOVED_MODULES)
 
 __version__ = "0.2.0"
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._moved import alias_moved_modules as _alias_moved_modules
 from .policies.policy import ROLES, SCALINGS, FormatPolicy, OperandSpec
 from .policies.presets import PRESETS, get_policy
 
@@ -49,17 +50,7 @@ _MOVED_MODULES = {
 }
 
 
-def _alias_moved_modules() -> None:
-    import importlib
-    import sys
-
-    for old, new in _MOVED_MODULES.items():
-        module = importlib.import_module(f"{__name__}.{new}")
-        sys.modules.setdefault(f"{__name__}.{old}", module)
-        globals().setdefault(old, module)
-
-
-_alias_moved_modules()
+_alias_moved_modules(__name__, _MOVED_MODULES)
 
 __all__ = [
     "PRESETS",

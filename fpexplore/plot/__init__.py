@@ -26,6 +26,7 @@ except ImportError as err:  # pragma: no cover - exercised without matplotlib on
         'yet): pip install -e ".[plot]"'
     ) from err
 
+from .._moved import alias_moved_modules as _alias_moved_modules
 from .computing.bounds import plot_cancellation, plot_sum_errors
 from .computing.mixed import (
     plot_dot_accumulation,
@@ -60,17 +61,7 @@ _MOVED_MODULES = {
 }
 
 
-def _alias_moved_modules() -> None:
-    import importlib
-    import sys
-
-    for old, new in _MOVED_MODULES.items():
-        module = importlib.import_module(f"{__name__}.{new}")
-        sys.modules.setdefault(f"{__name__}.{old}", module)
-        globals().setdefault(old, module)
-
-
-_alias_moved_modules()
+_alias_moved_modules(__name__, _MOVED_MODULES)
 
 __all__ = [
     "absolute_error",
