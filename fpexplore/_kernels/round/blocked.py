@@ -227,11 +227,8 @@ def _round_small(
         np.copyto(scaled, 0, where=source == 0)
     np.multiply(scaled.view(np.float64), r.to_quanta[0], out=quanta)  # exact when small
     np.multiply(quanta, r.to_quanta[1], out=quanta)  # (two factors: 2**1074 overflows)
-    mode = r.rounding
-    if r.magic:
-        pass
-    else:
-        round_count(quanta, bits, mode)
+    if not r.magic:  # nearest-even's magic addition has already rounded the count
+        round_count(quanta, bits, r.rounding)
     small = scratch.work[:k]
     if as_codes:  # the count of quanta is the code (2**m: the smallest normal)
         np.copyto(small, quanta, casting="unsafe")

@@ -127,8 +127,6 @@ def _accumulate(
     flags: bool,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     add = adder(acc, rounding, overflow, rng, flags, terms.shape[1:])
-    if terms.shape[0] == 0:
-        return np.zeros(terms.shape[1:]), add.mask, add.counts
     t = terms.astype(add.work, copy=False) if add.fast is not None else terms
     if order == "pairwise":
         level = t
