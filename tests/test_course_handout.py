@@ -75,7 +75,8 @@ def test_an_unwritable_output_is_one_line_and_exit_2(tmp_path, capsys) -> None:
 
 
 @pytest.mark.browser
-def test_chromium_prints_it_on_one_a4_page(tmp_path) -> None:
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_chromium_prints_it_on_one_a4_page(tmp_path, language) -> None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -83,7 +84,7 @@ def test_chromium_prints_it_on_one_a4_page(tmp_path) -> None:
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run .ci/install-browser (apt-get install chromium)")
     target = tmp_path / "handout.html"
-    target.write_text(handout.handout_html(), encoding="utf-8")
+    target.write_text(handout.handout_html(language), encoding="utf-8")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox", "--disable-gpu"]
@@ -95,4 +96,4 @@ def test_chromium_prints_it_on_one_a4_page(tmp_path) -> None:
         finally:
             browser.close()
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
-    assert pages == 1, f"the handout prints on {pages} pages, not one"
+    assert pages == 1, f"the {language} handout prints on {pages} pages, not one"

@@ -417,31 +417,6 @@ def test_the_handout_command_writes_the_russian_page(tmp_path: Path, monkeypatch
         handout.handout_html("fr")
 
 
-@pytest.mark.browser
-def test_chromium_prints_the_russian_handout_on_one_a4_page(tmp_path: Path) -> None:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail('Playwright is missing: pip install -e ".[browser]"')
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.fail(f"{chromium} is missing: run .ci/install-browser (apt-get install chromium)")
-    target = tmp_path / "handout-ru.html"
-    target.write_text(handout.handout_html("ru"), encoding="utf-8")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(chromium), headless=True, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            printer = browser.new_page()
-            printer.goto(target.as_uri(), wait_until="load")
-            pdf = printer.pdf(format="A4", prefer_css_page_size=True)
-        finally:
-            browser.close()
-    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
-    assert pages == 1, f"the Russian handout prints on {pages} pages, not one"
-
-
 def test_the_generated_json_is_what_jupyter_writes() -> None:
     for _, ours in PAIRS:
         text = ours.read_text(encoding="utf-8")
