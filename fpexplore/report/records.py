@@ -15,7 +15,7 @@ import numpy as np
 from .. import codes as K
 from ..lazy import is_dask
 from .routes.stream import needs_amax, numpy_stats
-from .tensor import build_report
+from .tensor import build_report, dtype_name
 
 __all__ = ["as_array", "tensor_records"]
 
@@ -52,6 +52,6 @@ def tensor_records(
     except (ValueError, TypeError) as error:
         raise type(error)(f"tensor {key!r}: {error}") from error
     report = build_report(stats, rows, amax, parsed, value.dtype, ax, shape)
-    head = {"tensor": key, "shape": shape, "dtype": str(value.dtype), "size": int(value.size),
-            "axis": ax, "axis_source": source}  # fmt: skip
+    head = {"tensor": key, "shape": shape, "dtype": dtype_name(value.dtype),
+            "size": int(value.size), "axis": ax, "axis_source": source}  # fmt: skip
     return [{**head, **r} for r in report.to_records()], report.size - report.finite

@@ -3,8 +3,9 @@
 numpy's reductions and broadcasts over a short inner axis pay a loop per block:
 ``np.maximum.reduceat`` costs 2-4 ns a value for blocks of 2 to 4 where a plain
 pass costs 0.1-0.3, and a ``(blocks, 1)`` broadcast as much. So a block's maximum
-is taken by ``k`` strided passes for short blocks (``reduceat`` for long ones, the
-values themselves for blocks of 1), and a value per block is spread over its
+is taken by halving pairwise for blocks of 2, 4, 8 and 16, ``k`` strided passes
+for other short blocks (``reduceat`` for long ones, the values themselves for
+blocks of 1), and a value per block is spread over its
 elements the same way (:func:`spread`). :class:`Blocks` holds the MX scales that
 a piece's narrow block rows share (:mod:`fpexplore.report.routes.narrow`).
 """
@@ -20,16 +21,28 @@ __all__ = ["Blocks", "block_max", "spread"]
 _ONE = np.float32(1.0)
 STRIDED = 8
 """Blocks of at most this many values are reduced and spread by strided passes."""
+HALVED = 16
+"""Blocks of a power of two values up to this many are reduced by halving."""
 
 
 def block_max(a: np.ndarray, k: int) -> np.ndarray:
     """The largest of each ``k`` consecutive values of the 1-d ``a`` (whose size ``k``
-    divides); ``a`` itself for ``k = 1`` (not a copy)."""
+    divides); ``a`` itself for ``k = 1`` (not a copy). Blocks of a power of two
+    values are halved pairwise (``log2 k`` passes over half, a quarter... of the
+    values: 0.3 ns a value for blocks of 16 unsigned integers, where ``reduceat``
+    takes 0.5, and 1.2 over float64s; for 32, as ``reduceat``); the bits of
+    non-negative floats order as the floats do, so callers pass such views."""
     if k == 1 or not a.size:
         return a if k == 1 else a[:0]
+    if k & (k - 1) == 0 and k <= HALVED:
+        top: np.ndarray = np.maximum(a[0::2], a[1::2])
+        while k > 2:
+            k //= 2
+            top = np.maximum(top[0::2], top[1::2])
+        return top
     if k > STRIDED:
         return np.maximum.reduceat(a, np.arange(0, a.size, k))
-    top: np.ndarray = a[0::k].copy()
+    top = a[0::k].copy()
     for j in range(1, k):
         np.maximum(top, a[j::k], out=top)
     return top

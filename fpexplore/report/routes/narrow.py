@@ -114,7 +114,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             continue
         stats, limits = S.RowStats(), plan.limits[i]
         if kind == "nvfp4":
-            _nvfp4(stats, row, plan, a64, padded, zeros, w)
+            _nvfp4(stats, row, plan, a64, a, padded, zeros, w)
             _finish(stats, w.err[:m], den, a64, zeros, w, i)
         elif kind == "mag64":
             assert limits is not None
@@ -149,8 +149,8 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     return out
 
 
-def _nvfp4(stats: S.RowStats, row: Row, plan: RowPlan, a64: np.ndarray, padded: int,
-           zeros: int, w: Work) -> None:  # fmt: skip
+def _nvfp4(stats: S.RowStats, row: Row, plan: RowPlan, a64: np.ndarray, a32: np.ndarray,
+           padded: int, zeros: int, w: Work) -> None:  # fmt: skip
     """An NVFP4 row (routes/nvfp4): its counts, and its errors ``|q - x|`` in ``w.err``
     (float64, as the wide route forms them; a nonzero relative error is at least
     ``2**-31``: ``q`` and ``x`` lie within a factor 8 of each other, on grids of
@@ -160,7 +160,7 @@ def _nvfp4(stats: S.RowStats, row: Row, plan: RowPlan, a64: np.ndarray, padded: 
     assert block.element_format is not None
     m, flags = a64.size, w.flags[: a64.size]
     k = min(block.block_size, padded)
-    t, q, stats.clipped = nvfp4_magnitudes(a64, k, block, plan.tensor_amax, w)
+    t, q, stats.clipped = nvfp4_magnitudes(a64, k, block, plan.tensor_amax, w, a32)
     flushed = int(np.count_nonzero(np.equal(t, 0.0, out=flags)))
     below = int(np.count_nonzero(np.less(t, block.element_format.smallest_normal, out=flags)))
     stats.flushed_to_zero, stats.subnormal = flushed - zeros, below - flushed

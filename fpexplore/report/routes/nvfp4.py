@@ -59,15 +59,21 @@ def _rounders(block: BlockFormat) -> tuple[NearestRounder, NearestRounder]:
 
 
 def nvfp4_magnitudes(
-    a: np.ndarray, k: int, block: BlockFormat, tensor_amax: float, w: Work
-) -> tuple[np.ndarray, np.ndarray, int]:
+    a: np.ndarray, k: int, block: BlockFormat, tensor_amax: float, w: Work,
+    a32: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
     """NVFP4 blocks of ``k`` float64 magnitudes ``a`` (values of at most 24 bits):
     the stored element magnitudes ``t`` (in ``w.mags``), the dequantized magnitudes
-    ``t s g`` (in ``w.q``) and how many elements were clipped (rounded beyond 6)."""
+    ``t s g`` (in ``w.q``) and how many elements were clipped (rounded beyond 6).
+    ``a32``: the same magnitudes as float32 (the narrow route's), whose blocks'
+    maxima are found on half the bytes."""
     m = a.size
     g = tensor_scale(tensor_amax)
     scale_rounder, element_rounder = _rounders(block)
-    amax = block_max(a, k)
+    if a32 is not None:
+        amax = block_max(a32.view(np.uint32), k).view(np.float32).astype(np.float64)
+    else:  # non-negative float64s order as their bits do
+        amax = block_max(a.view(np.uint64), k).view(np.float64)
     target = amax / (6.0 * g)
     s = np.empty_like(target)
     round_magnitudes64(target, scale_rounder, s, w.nearest)

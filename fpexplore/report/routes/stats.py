@@ -38,6 +38,7 @@ in which pieces finish.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,13 +52,21 @@ LOW_BIN = (1023 - 64) << REL_BITS  # the bin of 2**-64: smaller values share it
 _LOW_EDGE = 2.0**-64
 QUANTILE_BOUND = 1 + 2.0**-REL_BITS
 """A quantile read from the histogram lies within this factor above the exact one."""
+_BITS, _DOUBLE = struct.Struct("<Q"), struct.Struct("<d")
 LOG2_BITS = 2  # the |x| histogram of the figure: quarter binades
 N_LOG2_BINS = 2047 << LOG2_BITS  # every finite float64, by exponent and 2 top bits
 
 
 def bin_edge(index: int, bits: int = REL_BITS) -> float:
     """The lower edge of histogram bin ``index`` (``index + 1``: its upper edge)."""
-    return float(np.uint64(index << (52 - bits)).view(np.float64))
+    edge: float = _DOUBLE.unpack(_BITS.pack(index << (52 - bits)))[0]
+    return edge
+
+
+def float_bits(value: float) -> int:
+    """The bits of a non-negative float64 as an int (``np.float64(value).view(np.uint64)``)."""
+    bits: int = _BITS.unpack(_DOUBLE.pack(value))[0]
+    return bits
 
 
 @dataclass
@@ -138,7 +147,7 @@ class Bins:
         """Count one value in each bin of ``index`` (an int64 array); ``top`` is the
         largest of the values (finite)."""
         np.add.at(self.counts, index, 1)
-        self.high = max(self.high, int(np.float64(top).view(np.uint64)) >> (52 - self.bits))
+        self.high = max(self.high, float_bits(top) >> (52 - self.bits))
 
     def drain(self) -> Hist:
         """The counts so far as a :class:`Hist` (bin 0 folded into bin ``low``, less
@@ -183,12 +192,18 @@ class ScaledSum:
 
     def log2(self) -> float:
         """log2 of the sum (-inf for 0, inf for inf)."""
-        finite = [(s, k) for s, k in self.parts if s > 0]
-        if any(math.isinf(s) for s, _ in finite):
-            return math.inf
-        if not finite:
+        finite = []
+        top = None
+        for s, k in self.parts:
+            if s > 0:
+                if s == math.inf:
+                    return math.inf
+                finite.append((s, k))
+                top = k if top is None or k > top else top
+        if top is None:
             return -math.inf
-        top = max(k for _, k in finite)
+        if top == 0 and all(k == 0 for _, k in finite):  # (the usual case: no scaling)
+            return math.log2(math.fsum(s for s, _ in finite))
         total = math.fsum(math.ldexp(s, 2 * (k - top)) for s, k in finite)
         return math.log2(total) + 2 * top
 
@@ -264,17 +279,23 @@ def quantile(row: RowStats, q: float) -> float:
 
 def quantiles(row: RowStats, qs: tuple[float, ...]) -> list[float]:
     """:func:`quantile` at each of ``qs``, the histogram summed once."""
-    cumulative = np.cumsum(row.hist.counts)
+    counts = row.hist.counts
+    cumulative = counts.cumsum() if counts.size else counts
     counted = int(cumulative[-1]) if cumulative.size else 0
     n = row.zero + counted + row.nonfinite
-    out = []
+    out: list[float] = []
+    inside: list[tuple[int, int]] = []  # (place in out, rank among the binned values)
     for q in qs:
         rank = max(1, math.ceil(q * n))
         if n == 0 or rank <= row.zero or rank > row.zero + counted:
             out.append(math.nan if n == 0 else 0.0 if rank <= row.zero else math.inf)
             continue
-        index = int(np.searchsorted(cumulative, rank - row.zero)) + row.hist.offset
-        out.append(min(bin_edge(index + 1), row.max_rel))
+        inside.append((len(out), rank - row.zero))
+        out.append(math.nan)
+    if inside:  # the bins holding those ranks, found at once
+        found = cumulative.searchsorted([rank for _, rank in inside]).tolist()
+        for (place, _), index in zip(inside, found, strict=True):
+            out[place] = min(bin_edge(index + row.hist.offset + 1), row.max_rel)
     return out
 
 
@@ -282,7 +303,12 @@ def snr_db(signal: ScaledSum, noise: ScaledSum, scale: float | None = None) -> f
     """``10 log10(signal / noise)``; ``noise`` summed in a domain scaled by ``scale``
     (per-tensor rows) is divided by ``scale**2`` first. inf for no noise, -inf for
     an infinite noise."""
-    top, bottom = signal.log2(), noise.log2()
+    return snr_of_log2(signal.log2(), noise, scale)
+
+
+def snr_of_log2(top: float, noise: ScaledSum, scale: float | None = None) -> float:
+    """:func:`snr_db` from the signal's ``log2`` (a tensor's rows share it)."""
+    bottom = noise.log2()
     if bottom == -math.inf:
         return math.inf
     if bottom == math.inf:

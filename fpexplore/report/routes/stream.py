@@ -88,7 +88,10 @@ def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
     def run(t: int) -> S.TensorStats | None:
         total = None
         for box in boxes[t :: len(works)]:
-            part = piece_stats(np.moveaxis(chunk[box], axis, -1), plan, works[t])
+            piece = chunk[box]
+            if axis != piece.ndim - 1:
+                piece = np.moveaxis(piece, axis, -1)
+            part = piece_stats(piece, plan, works[t])
             total = part if total is None else total.add(part)
         if total is not None:
             works[t].drain(total)

@@ -218,7 +218,7 @@ def _block_row(
         small = element.smallest_normal if element is not None else 0.0
         return np.abs(stored), small, clipped
     assert element is not None
-    amax = block_max(a, k)
+    amax = block_max(a.view(np.uint64), k).view(np.float64)  # (bits order as a's values)
     exponent = np.frexp(amax)[1].astype(np.int64) - 1  # floor(log2(amax))
     shared = np.where(amax > 0, exponent - block.emax_elem, -127)
     if shared.size and shared.max() > 127:
