@@ -130,8 +130,8 @@ def _overflow(t: np.ndarray, top: float | np.floating[Any], value: float | np.fl
     if not t.size or not t.max() > top:
         return 0
     over = t > top
-    if value == top:  # saturating: a clamp, not a masked store (blocks of 1 clip often)
-        np.minimum(t, top, out=t)
+    if value == top:  # saturating: a clamp, not a masked store (blocks of 1 clip often);
+        np.clip(t, 0, top, out=t)  # (t >= 0: np.minimum by a scalar is three times slower)
     else:
         np.copyto(t, value, where=over)
     return int(np.count_nonzero(over))

@@ -61,7 +61,7 @@ from .wide import Context, finite_magnitudes, row_stats, wide_piece_stats
 
 __all__ = ["narrow_piece_stats"]
 
-_REL_SHIFT = np.uint64(52 - S.REL_BITS)
+_REL_SHIFT_INT = np.int64(52 - S.REL_BITS)
 _LOG2_SHIFT = np.uint64(52 - S.LOG2_BITS)
 
 
@@ -81,11 +81,18 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     if m > w.n:
         raise ValueError(f"a piece of {m} elements exceeds the work buffers ({w.n})")
     x, a, binade, t, y, q, c, *shared = (b[:m] for b in w.f32())
-    x2 = x.reshape(rows, padded)
-    if padded > length:
-        x2[:, length:] = 0.0
-    np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
-    amax, bad = finite_magnitudes(x, a)
+    if piece.dtype == np.float32 and "wide" not in plan.kinds:  # |x| alone: no copy of x
+        a2 = a.reshape(rows, padded)
+        if padded > length:
+            a2[:, length:] = 0.0
+        np.abs(piece, out=a2.reshape(*lead, padded)[..., :length])
+        amax, bad = _finite(a)
+    else:
+        x2 = x.reshape(rows, padded)
+        if padded > length:
+            x2[:, length:] = 0.0
+        np.copyto(x2.reshape(*lead, padded)[..., :length], piece, casting="unsafe")
+        amax, bad = finite_magnitudes(x, a)
     a64, flags = w.a[:m], w.flags[:m]
     np.copyto(a64, a)
     zeros = int(np.count_nonzero(np.equal(a, 0.0, out=flags)))
@@ -149,6 +156,17 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
     return out
 
 
+def _finite(a: np.ndarray) -> tuple[float, int]:
+    """:func:`~fpexplore.report.routes.wide.finite_magnitudes` of magnitudes ``a`` already
+    taken: the largest finite one, and how many inf and NaN were set to 0."""
+    amax = float(a.max())
+    if math.isfinite(amax):
+        return amax, 0
+    nonfinite = ~np.isfinite(a)
+    a[nonfinite] = 0.0
+    return float(a.max()), int(np.count_nonzero(nonfinite))
+
+
 def _nvfp4(stats: S.RowStats, row: Row, plan: RowPlan, a64: np.ndarray, a32: np.ndarray,
            padded: int, zeros: int, w: Work) -> None:  # fmt: skip
     """An NVFP4 row (routes/nvfp4): its counts, and its errors ``|q - x|`` in ``w.err``
@@ -208,8 +226,7 @@ def _errors(q: np.ndarray, a: np.ndarray, a64: np.ndarray, scratch: np.ndarray, 
         np.abs(err, out=err)
         return err
     np.subtract(q, a, out=scratch)
-    np.abs(scratch, out=scratch)
-    np.copyto(err, scratch)
+    np.abs(scratch, out=err)  # (exact: float32 to float64)
     return err
 
 
@@ -225,9 +242,9 @@ def _finish(stats: S.RowStats, err: np.ndarray, den: np.ndarray, a64: np.ndarray
         top = float(rel.max())
     stats.zero = -zeros - cleared  # the exact zeros are bin 0's (Work.drain adds them)
     stats.max_rel = top
-    index = w.index[:m]
-    np.right_shift(rel.view(np.uint64), _REL_SHIFT, out=index)
-    w.row_bins(i, zero_bin=True).add(index.view(np.int64), top)
+    index = w.index[:m].view(np.int64)  # (rel >= 0: its bits shift alike as int64)
+    np.right_shift(rel.view(np.int64), _REL_SHIFT_INT, out=index)
+    w.row_bins(i, zero_bin=True).add(index, top)
     stats.noise.parts.append((float(np.einsum("i,i->", err, err)), 0))  # (not BLAS: threads)
     if cleared:
         stats.noise.parts.append((math.inf, 0))
