@@ -119,28 +119,41 @@ def make_plan(
 ) -> RowPlan:  # fmt: skip
     """The plan of ``rows`` for a tensor of ``dtype`` and largest magnitude ``amax``;
     ``narrow=False`` forces the wide route (the tests compare the two)."""
-    rounders: list[NearestRounder | None] = []
+    dtype = np.dtype(dtype)
+    narrow = narrow_dtype(dtype) if narrow is None else narrow and narrow_dtype(dtype)
+    rounders, exact, kinds, rounders32, align = _static_plan(tuple(rows), dtype, narrow)
     scales: list[float | None] = []
+    limits: list[tuple[np.float32, np.float32] | None] = []
+    for row, kind in zip(rows, kinds, strict=True):
+        fmt = row.fmt
+        scale = per_tensor_scale(amax, fmt) if row.scaling == "per_tensor" and fmt else None
+        scales.append(scale)
+        limited = kind not in ("wide", "nvfp4") and fmt
+        limits.append(stored_limits(fmt, scale or 1.0) if limited and fmt else None)
+    return RowPlan(list(rows), list(rounders), scales, exact, amax, align, list(kinds),
+                   list(rounders32), narrow, limits, figure)  # fmt: skip
+
+
+@lru_cache(maxsize=256)
+def _static_plan(
+    rows: tuple[Row, ...], dtype: np.dtype, narrow: bool
+) -> tuple[tuple[NearestRounder | None, ...], bool, tuple[str, ...],
+           tuple[Rounder32 | None, ...], int]:  # fmt: skip
+    """What a plan takes from its rows and dtype alone (the same for every tensor):
+    rounders, whether products are exact, kinds, float32 rounders, alignment."""
+    rounders: list[NearestRounder | None] = []
     for row in rows:
-        per_tensor = row.scaling == "per_tensor" and row.fmt is not None
-        scales.append(per_tensor_scale(amax, row.fmt) if per_tensor and row.fmt else None)
         fast = row.fmt is not None and (row.block is None or row.block.scale == "e8m0")
         saturate = row.scaling != "none"
         rounders.append(nearest_rounder(row.fmt, saturate=saturate) if fast else None)
-    dtype = np.dtype(dtype)
     small_ints = dtype.kind in "iu" and dtype.itemsize <= 2
     exact = dtype.kind == "V" or (dtype.kind == "f" and dtype.itemsize <= 4) or small_ints
-    narrow = narrow_dtype(dtype) if narrow is None else narrow and narrow_dtype(dtype)
-    kinds, rounders32, limits = [], [], []
-    for row, rounder, scale in zip(rows, rounders, scales, strict=True):
+    kinds, rounders32 = [], []
+    for row, rounder in zip(rows, rounders, strict=True):
         kind, r32 = _kind(row, rounder) if narrow else ("wide", None)
         kinds.append(kind)
         rounders32.append(r32)
-        fmt = row.fmt
-        limited = kind not in ("wide", "nvfp4") and fmt
-        limits.append(stored_limits(fmt, scale or 1.0) if limited else None)
-    return RowPlan(rows, rounders, scales, exact, amax, row_align(rows), kinds,
-                   rounders32, narrow, limits, figure)  # fmt: skip
+    return tuple(rounders), exact, tuple(kinds), tuple(rounders32), row_align(list(rows))
 
 
 def row_align(rows: list[Row]) -> int:
