@@ -1,14 +1,26 @@
 """Matrix products with a tensor core's accumulator model, inside ``jit``
 (:func:`fpexplore.gemm`'s model, bit for bit).
 
-Every step is integer arithmetic on float32 bit patterns
-(:mod:`fpexplore.jax._bits`): each product of two float32 significands is formed
-exactly in 31 bits and a sticky bit, shifted to the group's cut (truncated, or
-rounded to nearest even), the aligned terms are summed in int32 (the
-:class:`~fpexplore.Accumulator`'s bounds keep the sum below ``2**31``), and the
-sum is normalized and rounded to the accumulator's fraction bits. One
-``lax.scan`` step per group of products keeps the compiled program small
-whatever K is. The promotion into float32 is a float32 addition (XLA's CPU
+Every step is integer arithmetic on float32 bit patterns. Each input is taken
+apart once into its 24-bit significand, split into two 12-bit halves, its
+exponent and its sign. Each product of two significands (48 bits) is formed from
+the four products of the halves, exact in uint32, and only its part above bit 16
+is kept (the group's cut is at least 19 bits lower, so what is dropped never
+reaches a kept bit of a truncated term; rounded terms keep a sticky bit of it).
+Each term is that product shifted to the group's cut, truncated or rounded to
+nearest even, and signed; the terms are summed in int32 (the
+:class:`~fpexplore.Accumulator`'s bounds keep the sum below ``2**31``); the sum,
+an exact integer count of the cut's quanta, is rounded to the accumulator's
+fraction bits and written as float32 bits. One ``lax.scan`` step per group of
+products keeps the compiled program small whatever K is.
+
+How XLA's CPU compiler runs it matters as much as the operations: the products
+are laid out (rows, columns, group) so that each group is summed along the
+fastest axis; the group's largest exponent is found as a float32 maximum (exact:
+the exponents are small integers), which XLA vectorizes where it does not
+vectorize an integer one; and the group's sum is held apart from its rounding
+(``lax.optimization_barrier``), which XLA would otherwise recompute for each of
+the rounding's uses. The promotion into float32 is a float32 addition (XLA's CPU
 flushes a result below float32's normal range to zero there).
 
 Examples
@@ -29,19 +41,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ..arith.gemm import INPUT_EMIN, MIN_EXPONENT, Accumulator, get_accumulator
-from ._bits import (
-    INF,
-    MAGNITUDE,
-    SIGN,
-    compose,
-    decompose,
-    i32,
-    multiply,
-    normalize,
-    shift_right,
-    u32,
-)
-from ._rounding import round_count
+from ._bits import INF, MAGNITUDE, SIGN, decompose, i32, leading_bit, shift_right, u32
 
 __all__ = ["gemm"]
 
@@ -83,20 +83,80 @@ def gemm(a: Any, b: Any, *, accumulate: str | Accumulator = "float32") -> Any:
     return _gemm(a, b, acc=acc)
 
 
-def _exponent(sig: Any, e: Any) -> Any:
-    """The model's exponent of a float32 input: floor(log2), at least -126; low for 0."""
-    return jnp.where(sig == 0, _LOW, jnp.maximum(e, INPUT_EMIN))
+def _parts(bits: Any) -> tuple[Any, Any, Any, Any]:
+    """Float32 bits -> the 24-bit significand's high and low 12 bits (uint32), the
+    exponent (int32; the value is ``significand * 2**(e - 23)``, and ``e`` is the
+    model's floor(log2), at least -126; very low for 0) and the sign (int32 -1 or
+    0). Infinities and NaNs count as float32's largest finite magnitude."""
+    magnitude = jnp.minimum(bits & u32(MAGNITUDE), u32(INF - 1))
+    field = lax.shift_right_logical(magnitude, u32(23))
+    sig = (magnitude & u32(0x7F_FFFF)) | jnp.where(field > 0, u32(0x80_0000), u32(0))
+    e = jnp.where(sig == 0, _LOW, jnp.maximum(i32(field), 1) - 127)
+    sign = jnp.where(bits >= u32(SIGN), i32(-1), i32(0))
+    return lax.shift_right_logical(sig, u32(12)), sig & u32(0xFFF), e, sign
+
+
+def _round_shift(n: Any, d: Any, sticky: Any = False) -> Any:
+    """``n / 2**d`` rounded to nearest, ties to even (uint32 ``n``; ``d`` from 1 to
+    32); ``sticky``: where bits below ``n``'s lowest were dropped, not all zero."""
+    q = lax.shift_right_logical(lax.shift_right_logical(n, u32(d - 1)), u32(1))
+    rest = n & lax.shift_right_logical(u32(0xFFFF_FFFF), u32(32 - d))
+    half = lax.shift_left(u32(1), u32(d - 1))
+    odd = (q & u32(1)) == 1
+    return q + u32((rest > half) | ((rest == half) & (odd | sticky)))
 
 
 def _align(sig: Any, shift: Any, alignment: str) -> Any:
     """``sig >> shift`` (shift >= 2), truncated or rounded to nearest even."""
     if alignment == "truncate":
         return shift_right(sig, shift)
-    cut = u32(jnp.clip(shift, 1, 31))
-    half = lax.shift_left(u32(1), cut - u32(1))
-    odd = lax.shift_right_logical(sig, cut) & u32(1)
-    rounded = lax.shift_right_logical(sig + half - u32(1) + odd, cut)
-    return jnp.where(shift >= 32, u32(0), rounded)
+    return jnp.where(shift > 32, u32(0), _round_shift(sig, jnp.clip(shift, 1, 32)))
+
+
+def _terms(a: tuple, b: tuple, cut: Any, alignment: str) -> Any:
+    """The group's products, each shifted to the cut (``2**cut`` the unit) and
+    signed, summed: int32 of shape (rows, columns). ``a`` holds the row operand's
+    parts of shape (rows, 1, group), ``b`` the column operand's (1, columns, group)."""
+    (a_high, a_low, a_e, a_sign), (b_high, b_low, b_e, b_sign) = a, b
+    middle = a_high * b_low + a_low * b_high  # < 2**25
+    low = a_low * b_low  # < 2**24
+    # the 48-bit product p = high 2**24 + middle 2**12 + low, less its low 16 bits:
+    upper = lax.shift_left(a_high * b_high, u32(8)) + lax.shift_right_logical(
+        middle + lax.shift_right_logical(low, u32(12)), u32(4)
+    )
+    # p * 2**(e_a + e_b - 46) over 2**cut is upper >> shift (shift >= 3)
+    shift = cut[:, :, None] + 30 - (a_e + b_e)
+    if alignment == "truncate":
+        terms = lax.shift_right_logical(upper, u32(shift))  # shifts >= 32 give 0
+    else:  # below 2**-1 of the cut's unit beyond a shift of 32
+        sticky = ((lax.shift_left(middle & u32(0xF), u32(12)) + low) & u32(0xFFFF)) != 0
+        rounded = _round_shift(upper, jnp.clip(shift, 1, 32), sticky)
+        terms = jnp.where(shift > 32, u32(0), rounded)
+    sign = a_sign ^ b_sign
+    return jnp.sum((i32(terms) ^ sign) - sign, axis=2)
+
+
+def _round_sum(total: Any, cut: Any, acc: Accumulator) -> Any:
+    """The float32 bits of ``total * 2**cut`` (an int32 count of the cut's quanta)
+    rounded to ``acc.output_bits`` fraction bits in float32's exponent range, by
+    ``acc.final``; +inf's bits (signed) beyond float32's range, +0 for 0."""
+    m = acc.output_bits
+    n = u32(jnp.abs(total))
+    top = leading_bit(n)
+    qe = jnp.maximum(cut + top, -126) - m  # the quantum's exponent
+    d = qe - cut  # from -m to 30
+    if acc.final == "toward_zero":
+        kept = shift_right(n, jnp.maximum(d, 0))
+    else:
+        kept = jnp.where(d > 0, _round_shift(n, jnp.clip(d, 1, 32)), n)
+    count = lax.shift_left(kept, u32(jnp.maximum(-d, 0)))  # at most 2**(m + 1)
+    # the count's leading bit at m is float32's implicit bit (a carry into the
+    # exponent field when it reaches 2**(m + 1)); below it, a subnormal
+    field = jnp.clip(qe + m + 126, 0, 255)
+    bits = lax.shift_left(u32(field), u32(23)) + lax.shift_left(count, u32(23 - m))
+    bits = jnp.minimum(jnp.where(field >= 255, u32(INF), bits), u32(INF))
+    negative = (total < 0) & (count != 0)
+    return jnp.where(count == 0, u32(0), bits | jnp.where(negative, u32(SIGN), u32(0)))
 
 
 @partial(jax.jit, static_argnames=("acc",))
@@ -107,37 +167,28 @@ def _gemm(a: Any, b: Any, *, acc: Accumulator) -> Any:
     groups = -(-k // g)
     pad = groups * g - k
     a_bits = lax.bitcast_convert_type(jnp.pad(a, [(0, 0), (0, pad)]), jnp.uint32)
-    b_bits = lax.bitcast_convert_type(jnp.pad(b, [(0, pad), (0, 0)]), jnp.uint32)
-    a_sig, a_e = decompose(jnp.minimum(a_bits & u32(MAGNITUDE), u32(INF - 1)))
-    b_sig, b_e = decompose(jnp.minimum(b_bits & u32(MAGNITUDE), u32(INF - 1)))
-    a_neg, b_neg = a_bits >= u32(SIGN), b_bits >= u32(SIGN)
-    xs = tuple(v.reshape(m, groups, g).transpose(1, 0, 2) for v in (a_sig, a_e, a_neg)) + tuple(
-        v.reshape(groups, g, n) for v in (b_sig, b_e, b_neg)
-    )
+    b_bits = lax.bitcast_convert_type(jnp.pad(b, [(0, pad), (0, 0)]), jnp.uint32).T
+    # (groups, rows or columns, group): the scan's steps along the first axis
+    a_parts = tuple(v.reshape(m, groups, g).transpose(1, 0, 2) for v in _parts(a_bits))
+    b_parts = tuple(v.reshape(n, groups, g).transpose(1, 0, 2) for v in _parts(b_bits))
     every = (acc.promote_every or 0) // g
     bits = acc.bits
     assert bits is not None
 
     def step(carry: Any, x: Any) -> Any:
         c, total, i = carry
-        asig, ae, aneg, bsig, be, bneg = x
-        psig, pe = multiply(asig[:, :, None], ae[:, :, None], bsig[None], be[None])
-        negative = aneg[:, :, None] ^ bneg[None]
-        model = _exponent(asig, ae)[:, :, None] + _exponent(bsig, be)[None]
-        model = jnp.where(psig == 0, _LOW, model)
-        c_mag = c & u32(MAGNITUDE)
-        csig, ce = decompose(c_mag)
-        top = jnp.maximum(jnp.max(model, axis=1), _exponent(csig, ce))
-        top = jnp.maximum(top, MIN_EXPONENT) - bits  # the cut's exponent
-        terms = _align(psig, 30 + top[:, None, :] - pe, acc.alignment)
-        signed = jnp.where(negative, -i32(terms), i32(terms))
-        c_term = i32(_align(csig, 30 + top - ce, acc.alignment))
-        total_terms = jnp.sum(signed, axis=1) + jnp.where(c >= u32(SIGN), -c_term, c_term)
-        sig, e = normalize(u32(jnp.abs(total_terms)), top)
-        count, qe = round_count(sig, e, total_terms < 0, mantissa_bits=acc.output_bits,
-                                emin=-126, rounding=acc.final)  # fmt: skip
-        new = compose(count, qe) | jnp.where(total_terms < 0, u32(SIGN), u32(0))
-        new = jnp.where(total_terms == 0, u32(0), new)
+        a = tuple(v[:, None, :] for v in x[:4])
+        b = tuple(v[None, :, :] for v in x[4:])
+        exponents = a[2].astype(jnp.float32) + b[2].astype(jnp.float32)  # exact
+        c_sig, c_e = decompose(jnp.minimum(c & u32(MAGNITUDE), u32(INF - 1)))
+        c_model = jnp.where(c_sig == 0, _LOW, jnp.maximum(c_e, INPUT_EMIN))
+        top = jnp.maximum(i32(jnp.max(exponents, axis=2)), c_model)
+        cut = jnp.maximum(top, MIN_EXPONENT) - bits  # the exponent of the cut's unit
+        c_term = i32(_align(c_sig, 30 + cut - c_e, acc.alignment))
+        sums = _terms(a, b, cut, acc.alignment) + jnp.where(c >= u32(SIGN), -c_term, c_term)
+        sums, cut = lax.optimization_barrier((sums, cut))
+        new = _round_sum(sums, cut, acc)
+        new = jnp.where((c & u32(MAGNITUDE)) == u32(INF), c, new)  # an overflow stays
         if every:
             promote = (i + 1) % every == 0
             as_float = lax.bitcast_convert_type(new, jnp.float32)
@@ -146,6 +197,6 @@ def _gemm(a: Any, b: Any, *, acc: Accumulator) -> Any:
         return (new, total, i + 1), None
 
     start = (jnp.zeros((m, n), jnp.uint32), jnp.zeros((m, n), jnp.float32), jnp.int32(0))
-    (c, total, _), _ = lax.scan(step, start, xs)
+    (c, total, _), _ = lax.scan(step, start, a_parts + b_parts)
     out = lax.bitcast_convert_type(c, jnp.float32)
     return total + out if every else out

@@ -64,16 +64,40 @@ def test_hadamard_bit_for_bit(size: int, inverse: bool) -> None:
 CUSTOM = fpx.Accumulator(
     group=8, bits=20, alignment="nearest", final="nearest_even", promote_every=64
 )
+MODELS = [
+    "h100_fp8",
+    "h100_fp8_promoted",
+    CUSTOM,
+    fpx.Accumulator(group=4, bits=3),
+    fpx.Accumulator(group=4, bits=3, alignment="nearest"),
+    fpx.Accumulator(group=1, bits=27, final="nearest_even"),
+    fpx.Accumulator(group=1, bits=27, alignment="nearest"),
+    fpx.Accumulator(group=16, bits=0, alignment="nearest", final="nearest_even"),
+    fpx.Accumulator(group=32, bits=23, alignment="nearest", promote_every=96),
+]
 
 
-@pytest.mark.parametrize("acc", ["h100_fp8", "h100_fp8_promoted", CUSTOM])
-def test_gemm_bit_for_bit(acc: object) -> None:
+def _operands(kind: str) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(1)
-    a = (rng.standard_normal((6, 300)) * np.exp(2 * rng.standard_normal((6, 300)))).astype(
-        np.float32
-    )
-    b = rng.standard_normal((300, 5)).astype(np.float32)
+    a = rng.standard_normal((6, 300)) * np.exp(2 * rng.standard_normal((6, 300)))
+    b = rng.standard_normal((300, 5))
+    if kind == "fp8":  # few significant bits: many products land exactly on a tie
+        a = fpx.round_to(a.astype(np.float32), "float8_e4m3fn", overflow="saturate")
+        b = fpx.round_to(b.astype(np.float32), "float8_e5m2")
+    a, b = a.astype(np.float32), b.astype(np.float32)
     b[:7] = 0.0
+    a[1, ::3] = -a[1, ::3]
+    if kind == "wide":  # tiny and huge products side by side, subnormal inputs
+        a[2] *= np.float32(2.0**-100)
+        a[3, :50] = np.float32(3e-41)
+        b[200:] *= np.float32(2.0**60)
+    return a, b
+
+
+@pytest.mark.parametrize("kind", ["normal", "fp8", "wide"])
+@pytest.mark.parametrize("acc", MODELS, ids=lambda a: getattr(a, "name", a) + str(hash(a) % 97))
+def test_gemm_bit_for_bit(acc: object, kind: str) -> None:
+    a, b = _operands(kind)
     want = fpx.gemm(a, b, accumulate=acc)
     got = jax.jit(lambda x, y: fjax.gemm(x, y, accumulate=acc))(a, b)
     np.testing.assert_array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32))
