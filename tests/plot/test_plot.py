@@ -5,9 +5,6 @@ import subprocess
 import sys
 
 import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -20,12 +17,6 @@ from fpexplore.plot import mixed as plot_mixed
 from fpexplore.plot.__main__ import main
 from fpexplore.plot.export import FIGURES
 from fpexplore.render.text import FIELD_COLORS
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _line(ax, gid):

@@ -9,11 +9,6 @@ from __future__ import annotations
 
 import itertools
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
@@ -33,12 +28,6 @@ DL_FORMATS = [
     "float8_e5m2",
     "float4_e2m1fn",
 ]
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _extents(texts):

@@ -1,9 +1,5 @@
 """The mixed-precision figures draw the simulated data, with labels that say what it is."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import doctest
 
 import matplotlib.pyplot as plt
@@ -12,12 +8,6 @@ import pytest
 
 from fpexplore import mixed
 from fpexplore.plot import mixed as plot_mixed
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _line(ax, label_start):

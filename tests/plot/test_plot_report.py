@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import matplotlib
-import numpy as np
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 
 from fpexplore import tensor_report
 from fpexplore.plot.report import plot_report

@@ -1,23 +1,14 @@
 """The training figures draw measured runs and count the updates a format loses."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import doctest
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import fpexplore as fpx
 from fpexplore.plot import training
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def test_doctests():

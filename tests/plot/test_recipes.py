@@ -1,10 +1,6 @@
 """The recipes' figures draw what they measure: the accumulation error of each
 accumulator against K, and one block quantized with and without the Hadamard transform."""
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import doctest
 
 import matplotlib.pyplot as plt
@@ -13,12 +9,6 @@ import pytest
 
 import fpexplore as fpx
 from fpexplore.plot import recipes
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def test_doctests():
