@@ -106,11 +106,14 @@ def _round_shift(n: Any, d: Any, sticky: Any = False) -> Any:
     return q + u32((rest > half) | ((rest == half) & (odd | sticky)))
 
 
-def _align(sig: Any, shift: Any, alignment: str) -> Any:
-    """``sig >> shift`` (shift >= 2), truncated or rounded to nearest even."""
+def _align(sig: Any, shift: Any, alignment: str, sticky: Any = False) -> Any:
+    """``sig >> shift`` (shift >= 2), truncated or rounded to nearest even (``sticky``:
+    where bits below ``sig``'s lowest were dropped). A shift of 32 or more gives 0
+    when truncating, one beyond 32 when rounding (the value is below half a unit)."""
     if alignment == "truncate":
-        return shift_right(sig, shift)
-    return jnp.where(shift > 32, u32(0), _round_shift(sig, jnp.clip(shift, 1, 32)))
+        return lax.shift_right_logical(sig, u32(shift))  # XLA: shifts >= 32 give 0
+    rounded = _round_shift(sig, jnp.clip(shift, 1, 32), sticky)
+    return jnp.where(shift > 32, u32(0), rounded)
 
 
 def _terms(a: tuple, b: tuple, cut: Any, alignment: str) -> Any:
@@ -126,12 +129,10 @@ def _terms(a: tuple, b: tuple, cut: Any, alignment: str) -> Any:
     )
     # p * 2**(e_a + e_b - 46) over 2**cut is upper >> shift (shift >= 3)
     shift = cut[:, :, None] + 30 - (a_e + b_e)
-    if alignment == "truncate":
-        terms = lax.shift_right_logical(upper, u32(shift))  # shifts >= 32 give 0
-    else:  # below 2**-1 of the cut's unit beyond a shift of 32
+    sticky = False  # the low 16 bits, dropped: only rounding asks whether they were 0
+    if alignment != "truncate":
         sticky = ((lax.shift_left(middle & u32(0xF), u32(12)) + low) & u32(0xFFFF)) != 0
-        rounded = _round_shift(upper, jnp.clip(shift, 1, 32), sticky)
-        terms = jnp.where(shift > 32, u32(0), rounded)
+    terms = _align(upper, shift, alignment, sticky)
     sign = a_sign ^ b_sign
     return jnp.sum((i32(terms) ^ sign) - sign, axis=2)
 
@@ -154,7 +155,7 @@ def _round_sum(total: Any, cut: Any, acc: Accumulator) -> Any:
     # exponent field when it reaches 2**(m + 1)); below it, a subnormal
     field = jnp.clip(qe + m + 126, 0, 255)
     bits = lax.shift_left(u32(field), u32(23)) + lax.shift_left(count, u32(23 - m))
-    bits = jnp.minimum(jnp.where(field >= 255, u32(INF), bits), u32(INF))
+    bits = jnp.minimum(bits, u32(INF))  # a field of 255 is already inf or above
     negative = (total < 0) & (count != 0)
     return jnp.where(count == 0, u32(0), bits | jnp.where(negative, u32(SIGN), u32(0)))
 
