@@ -57,7 +57,7 @@ from . import stats as S
 from .blocks import Blocks
 from .nvfp4 import nvfp4_magnitudes
 from .rows import Row, RowPlan, Work
-from .wide import Context, finite_magnitudes, row_stats, wide_piece_stats
+from .wide import Context, finite_amax, finite_magnitudes, row_stats, wide_piece_stats
 
 __all__ = ["narrow_piece_stats"]
 
@@ -86,7 +86,7 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
         if padded > length:
             a2[:, length:] = 0.0
         np.abs(piece, out=a2.reshape(*lead, padded)[..., :length])
-        amax, bad = _finite(a)
+        amax, bad = finite_amax(a)
     else:
         x2 = x.reshape(rows, padded)
         if padded > length:
@@ -154,17 +154,6 @@ def _piece_stats(piece: np.ndarray, plan: RowPlan, w: Work) -> S.TensorStats:
             stats.overflow += stats.nonfinite
         out.rows.append(stats)
     return out
-
-
-def _finite(a: np.ndarray) -> tuple[float, int]:
-    """:func:`~fpexplore.report.routes.wide.finite_magnitudes` of magnitudes ``a`` already
-    taken: the largest finite one, and how many inf and NaN were set to 0."""
-    amax = float(a.max())
-    if math.isfinite(amax):
-        return amax, 0
-    nonfinite = ~np.isfinite(a)
-    a[nonfinite] = 0.0
-    return float(a.max()), int(np.count_nonzero(nonfinite))
 
 
 def _nvfp4(stats: S.RowStats, row: Row, plan: RowPlan, a64: np.ndarray, a32: np.ndarray,

@@ -202,8 +202,6 @@ class ScaledSum:
                 top = k if top is None or k > top else top
         if top is None:
             return -math.inf
-        if top == 0 and all(k == 0 for _, k in finite):  # (the usual case: no scaling)
-            return math.log2(math.fsum(s for s, _ in finite))
         total = math.fsum(math.ldexp(s, 2 * (k - top)) for s, k in finite)
         return math.log2(total) + 2 * top
 

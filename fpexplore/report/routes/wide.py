@@ -67,11 +67,19 @@ def finite_magnitudes(x: np.ndarray, a: np.ndarray) -> tuple[float, int]:
     """Write ``|x|`` into ``a`` and set every inf and NaN of ``x`` (and ``a``) to 0:
     the largest finite magnitude (0.0 for an empty ``x``) and how many were cleared."""
     np.abs(x, out=a)
+    return finite_amax(a, x)
+
+
+def finite_amax(a: np.ndarray, *alike: np.ndarray) -> tuple[float, int]:
+    """The largest finite value of the magnitudes ``a`` (0.0 for none), every inf and
+    NaN of ``a``, and the same places of each array of ``alike``, set to 0; and how
+    many were."""
     amax = float(a.max()) if a.size else 0.0
     if math.isfinite(amax):
         return amax, 0
     nonfinite = ~np.isfinite(a)
-    x[nonfinite] = 0.0
+    for other in alike:
+        other[nonfinite] = 0.0
     a[nonfinite] = 0.0
     return float(a.max()), int(np.count_nonzero(nonfinite))
 
