@@ -55,6 +55,40 @@ def test_divide_by_reciprocal_equals_long_division(bits: int) -> None:
     assert np.array_equal(np.asarray(e1), np.asarray(e2))
 
 
+def _exact_quotients(numerators: np.ndarray, divisors: np.ndarray, bits: int) -> np.ndarray:
+    """:func:`divide`'s quotient bits in exact integer arithmetic: ``bits`` bits of
+    ``R / D`` (``R`` the numerator doubled when below the divisor), shifted to the
+    normalized position, with the remainder's sticky bit."""
+    r, d = numerators.astype(np.uint64) >> 2, divisors.astype(np.uint64) >> 2
+    r = np.where(r < d, r << 1, r)
+    scaled = r << np.uint64(bits - 1)
+    q = scaled // d
+    sticky = (scaled - q * d != 0).astype(np.uint64)
+    out = (q << np.uint64(31 - bits)) | sticky
+    return np.where(numerators == 0, 0, out).astype(np.uint32)
+
+
+@pytest.mark.parametrize("bits", [4, 6, 10, 13, 24, 26, 31])
+def test_divide_equals_exact_integer_division(bits: int) -> None:
+    """Every quotient bit and the sticky bit, against exact integer arithmetic, for
+    divisors of up to 28 bits (a block scale times a tensor scale) and numerators of
+    24: whatever float division XLA runs to estimate them."""
+    numerators, divisors = _significands()
+    e = np.zeros(numerators.size, np.int32)
+    q, _ = jax.jit(lambda n, d: divide(n, e, d, e, bits=bits))(numerators, divisors)
+    expected = _exact_quotients(numerators, divisors, bits)
+    assert np.array_equal(np.asarray(q), expected)
+
+
+def test_reciprocal_is_floor_of_2_to_60_over_the_divisor() -> None:
+    _, divisors = _significands()
+    d = (divisors >> 2).astype(np.uint64)
+    inverse = np.asarray(jax.jit(reciprocal)(divisors)).astype(np.uint64)
+    exact = (np.uint64(1) << np.uint64(60)) // d
+    shifted = d != (1 << 28)  # D = 2**28 (2**32 would not fit): divide_by shifts instead
+    assert np.array_equal(inverse[shifted], exact[shifted])
+
+
 def _ties() -> np.ndarray:
     """Blocks whose elements are exactly halfway between two E2M1 values times the
     block's divisor ``s g``, or a float32 step either side of it, or exactly an
