@@ -3,6 +3,8 @@ random float64 inputs, against numpy, ml_dtypes and the exact reference."""
 
 from __future__ import annotations
 
+import zlib
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -116,7 +118,7 @@ def near_ties(fmt, rng: np.random.Generator, n: int = 4000) -> np.ndarray:
 @pytest.mark.parametrize("mode", MODES)
 def test_vectorized_matches_exact_reference(name: str, mode: str) -> None:
     fmt = get_format(name)
-    rng = np.random.default_rng(abs(hash((name, mode))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{name} {mode}".encode()))  # the same every run
     x = near_ties(fmt, rng, 1500)
     ours = K.round_codes(x, fmt, mode)
     for value, code in zip(x.tolist(), ours.tolist(), strict=True):
