@@ -163,8 +163,11 @@ def quantize_blocks(
     """Quantize an array block by block (see :data:`BLOCK_FORMATS`).
 
     A block is ``block_size`` consecutive elements along ``axis`` (1-D), or a
-    ``block_size[0] x block_size[1]`` tile over the pair of axes ``axis`` (2-D;
-    a pair of sizes with an int ``axis`` tiles the last two axes). A partial block
+    ``block_size[0] x block_size[1]`` tile over the pair of axes ``axis`` (2-D; a
+    pair of sizes with an int ``axis`` runs ``block_size[1]`` along it and
+    ``block_size[0]`` along a matrix's other axis, as a report's tiles do; a larger
+    array's tiles are its last two axes, with ``axis`` the last; a pair of axes with an
+    int size makes square tiles). A partial block
     at an edge is scaled on its own (padded with zeros, which change no maximum).
 
     Power-of-two scales (``e8m0``: MX; ``float32_pow2``): ``X = 2**e`` with, by

@@ -68,8 +68,10 @@ def block_layout(
     """The block axes (ascending) and the block's size along each, checked against
     an array of ``ndim`` dimensions. ``axis`` is an int (1-D blocks) or a pair of
     distinct axes (2-D tiles); ``block_size`` an int, a pair, or None for
-    ``default`` (the format's). A pair of sizes with an int ``axis`` tiles the last
-    two axes; a pair of axes with an int size (or None) uses it along both."""
+    ``default`` (the format's). A pair of sizes with an int ``axis`` puts
+    ``block_size[1]`` along ``axis`` and ``block_size[0]`` along a matrix's other axis
+    (a larger array: ``axis`` must be the last, and the tiles its last two axes), as a
+    report's tiles run; a pair of axes with an int size (or None) uses it along both."""
     size: Any = default if block_size is None else block_size
     pair_axes = isinstance(axis, tuple | list)
     pair_size = isinstance(size, tuple | list)
@@ -85,7 +87,17 @@ def block_layout(
             f"a 2-D block (axis={axis!r}, block_size={size!r}) needs an array of at least 2 "
             f"dimensions, got {ndim}"
         )
-    axes = tuple(_one_axis(a, ndim) for a in axis) if pair_axes else (ndim - 2, ndim - 1)
+    if pair_axes:
+        axes = tuple(_one_axis(a, ndim) for a in axis)
+    else:  # block_size[1] along ``axis``: the other axis of a matrix, or the one before it
+        along = _one_axis(axis, ndim)
+        if ndim > 2 and along != ndim - 1:
+            raise ValueError(
+                f"a 2-D block (block_size={size!r}) with an int axis tiles the last two axes "
+                f"of an array of {ndim} dimensions, so axis must be its last axis, got "
+                f"axis={axis!r}: pass a pair of axes, such as axis=({axis}, {ndim - 1})"
+            )
+        axes = (1 - along, along) if ndim == 2 else (ndim - 2, ndim - 1)
     if axes[0] == axes[1]:
         raise ValueError(f"a 2-D block needs two different axes, got axis={axis!r}")
     sizes = tuple(size) if pair_size else (size, size)

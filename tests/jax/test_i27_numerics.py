@@ -18,6 +18,7 @@ CASES = [
     ("nvfp4", 0, 1, None),
     ("mxfp8_e4m3", -1, 7, "rceil"),
     ("mxfp4", (1, 0), (4, 8), "even"),
+    ("mxfp4", 0, (8, 4), None),  # an int axis with a tile: 4 along axis 0, 8 along axis 1
     ("mxint8", 0, 32, "ceil"),
     (F32, (0, 1), (16, 16), None),
     (F32_INT8, -1, 5, None),

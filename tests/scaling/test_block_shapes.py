@@ -111,6 +111,24 @@ def test_bad_input() -> None:
         quantize_blocks(np.ones(4), F32, tensor_amax=1.0)
 
 
+def test_an_int_axis_with_a_pair_of_sizes_is_the_axis_the_tiles_run_along() -> None:
+    """block_size[1] along ``axis``, block_size[0] along the other axis of a matrix: as a
+    report's tiles run (``tensor_report(w, axis=...)``); a larger array's tiles are its
+    last two axes, so an int axis there must be the last."""
+    x = _tensor((24, 40))
+    for axis, pair in ((1, (0, 1)), (-1, (0, 1)), (0, (1, 0)), (-2, (1, 0))):
+        got = quantize_blocks(x, "nvfp4", axis=axis, block_size=(8, 16))
+        want = quantize_blocks(x, "nvfp4", axis=pair, block_size=(8, 16))
+        assert np.array_equal(got.values, want.values) and got.axis == want.axis, axis
+    cube = _tensor((3, 24, 40))
+    last = quantize_blocks(cube, "nvfp4", axis=-1, block_size=(8, 16))
+    assert last.axis == (1, 2)
+    with pytest.raises(ValueError, match=r"must be its last axis, got axis=0: pass a pair of axes"):
+        quantize_blocks(cube, "nvfp4", axis=0, block_size=(8, 16))
+    with pytest.raises(ValueError, match=r"last two axes .* got axis=1"):
+        quantize_blocks(cube, NVFP4_16X16, axis=1)
+
+
 NVFP4_16X16 = BlockFormat("nvfp4_16x16", "float4_e2m1fn", (16, 16), "e4m3", 2)
 
 
