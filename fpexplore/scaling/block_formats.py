@@ -42,7 +42,8 @@ float32 (``amax / max_elem`` rounded to nearest even)."""
 class BlockFormat:
     """A block-scaled format: element format, elements per block, scale type.
 
-    ``element`` names a catalogue format, or ``"int8"`` for MXINT8's elements
+    ``element`` names a catalogue format (any of its aliases: ``"e2m1"`` is stored as
+    ``"float4_e2m1fn"``), or ``"int8"`` for MXINT8's elements
     (8-bit two's complement with an implicit scale ``2**-6``: values ``k/64``,
     ``k`` in -128..127, OCP MX v1.0 section 5.3.4). ``emax_elem`` is the exponent of
     the element format's largest normal power of two (0 for MXINT8).
@@ -72,8 +73,8 @@ class BlockFormat:
             raise ValueError(f"block_size must be a positive int or a pair of them, got {size!r}")
         object.__setattr__(self, "block_size", tuple(int(b) for b in sizes) if len(sizes) == 2
                            else int(sizes[0]))  # fmt: skip
-        if self.element != "int8":
-            get_format(self.element)  # a catalogue name (ValueError otherwise)
+        if self.element != "int8":  # a format's name or alias: stored by its own name
+            object.__setattr__(self, "element", get_format(self.element).name)
         if self.scale == "e4m3" and self.element != "float4_e2m1fn":
             raise ValueError(
                 f"an e4m3 block scale (NVFP4) takes float4_e2m1fn elements, got {self.element!r}"

@@ -105,6 +105,10 @@ def test_bad_input() -> None:
         BlockFormat("x", "float8_e4m3fn", 32, "e5m2", 8)
     with pytest.raises(ValueError, match="e4m3 block scale .* float4_e2m1fn"):
         BlockFormat("x", "float8_e4m3fn", 32, "e4m3", 8)
+    for alias in ("e2m1", "fp4", "float4_e2m1"):  # an element format's aliases are the format
+        assert BlockFormat("x", alias, 16, "e4m3", 2) == BlockFormat("x", "float4_e2m1fn", 16,
+                                                                     "e4m3", 2)  # fmt: skip
+    assert BlockFormat("x", "e4m3", 32, "e8m0", 8).element == "float8_e4m3fn"
     with pytest.raises(ValueError, match="block_size must be a positive int or a pair"):
         BlockFormat("x", "float8_e4m3fn", (16, 16, 16), "e8m0", 8)
     with pytest.raises(ValueError, match="tensor_amax applies"):
