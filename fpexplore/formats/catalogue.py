@@ -160,6 +160,8 @@ def custom_format_notice(spec: object) -> str:
 
     >>> custom_format_notice("e4m4")
     'custom format e4m4 (not in the catalogue); did you mean e4m3 (float8_e4m3fn)?'
+    >>> custom_format_notice("e8m7")  # a catalogue format's parameters under another name
+    "custom format e8m7 (not in the catalogue); it has bfloat16's values: did you mean bfloat16?"
     >>> custom_format_notice("e4m3"), custom_format_notice("float32")
     ('', '')
     """
@@ -170,6 +172,13 @@ def custom_format_notice(spec: object) -> str:
     if key in FORMATS or key in _IEEE_NAMED or not _CUSTOM.fullmatch(key):
         return ""
     hint = suggest_formats(spec)
+    try:
+        params = get_format(key).params
+    except ValueError:  # no such eXmY format: get_format says why where it is used
+        params = None
+    same = [name for name in (*FORMATS, *_IEEE_NAMED) if get_format(name).params == params]
+    if same:  # the same values under another name (e5m10: float16)
+        hint = f"it has {same[0]}'s values: did you mean {same[0]}?"
     return f"custom format {spec.strip()} (not in the catalogue)" + (f"; {hint}" if hint else "")
 
 

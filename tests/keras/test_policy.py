@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -217,3 +218,29 @@ def test_a_custom_format_name_warns_with_the_nearest_names() -> None:
     with pytest.warns(UserWarning, match=r"custom format e4m4 .*did you mean e4m3"):
         policy = FormatPolicy("e4m4", "e5m2")
     assert policy.forward_spec.format == "e4m4"  # accepted as it is
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: OperandSpec("e4m4"),
+        lambda: FormatPolicy(roles={"fprop.x": "e4m4"}),
+        lambda: FormatPolicy(roles={"wgrad.dy": OperandSpec("e4m4", "per_tensor")}),
+        lambda: FormatPolicy("e4m4", "e5m2", amax_history_len=8),
+        lambda: FormatPolicy(weights="e4m4"),
+    ],
+    ids=["spec", "role-name", "role-spec", "shorthand", "weights"],
+)
+def test_each_custom_format_name_warns_once_where_it_is_given(make) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        made = make()
+        for _ in range(2):  # the specs a policy derives say nothing more
+            getattr(made, "role_specs", None)
+            getattr(made, "forward_spec", None)
+    notices = [w for w in caught if "custom format e4m4" in str(w.message)]
+    assert len(notices) == 1 and notices[0].filename == __file__
+    assert "did you mean e4m3" in str(notices[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # catalogue names: no notice
+        FormatPolicy(roles={"fprop.x": "e4m3", "dgrad.dy": OperandSpec("e5m2")})

@@ -152,6 +152,18 @@ def test_a_custom_format_name_warns_with_the_nearest_names() -> None:
     fpx.tensor_report(x, ["e4m3", "float8_e4m3fn", "bf16"])  # catalogue names: no warning
 
 
+def test_a_custom_name_of_a_catalogue_format_s_values_names_that_format() -> None:
+    from fpexplore.formats import custom_format_notice
+
+    assert custom_format_notice("e5m10").startswith(
+        "custom format e5m10 (not in the catalogue); it has float16's values: did you mean float16?"
+    )
+    assert "bfloat16's values" in custom_format_notice("e8m7")
+    assert "values" not in custom_format_notice("e4m4")  # no format has its values
+    with pytest.warns(UserWarning, match="float16's values"):
+        fpx.round_to([1.1], "e5m10")
+
+
 def test_the_heatmap_shows_the_worst_tensors_of_a_large_report() -> None:
     pytest.importorskip("matplotlib")
     import matplotlib

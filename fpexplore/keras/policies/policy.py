@@ -49,6 +49,7 @@ from .specs import (
     check_scaling,
     is_positive,
     operand,
+    quiet_notices,
 )
 
 __all__ = ["ROLES", "SCALINGS", "WEIGHT_ROUNDINGS", "FormatPolicy", "OperandSpec"]
@@ -158,7 +159,9 @@ class FormatPolicy:
 
     def __post_init__(self) -> None:
         put = object.__setattr__
-        given = (self.forward, self.backward, self.weights)
+        roles = self.roles if isinstance(self.roles, Mapping) else {}
+        named = [r for r in roles.values() if isinstance(r, str)]  # role specs by name
+        given = (self.forward, self.backward, self.weights, *named)
         put(self, "roles", check_roles(self.roles))
         put(self, "accumulate", check_accumulate(self.accumulate))
         if self.overrides is not None:
@@ -230,7 +233,8 @@ class FormatPolicy:
             assert not isinstance(spec, str)  # check_roles made each an OperandSpec
             if spec is None or spec.history_len == self.amax_history_len:
                 return spec
-            return dataclasses.replace(spec, history_len=self.amax_history_len)
+            with quiet_notices():  # said when the spec was made
+                return dataclasses.replace(spec, history_len=self.amax_history_len)
         return self.backward_spec if role.endswith(".dy") else self.forward_spec
 
     @property

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .specs import OperandSpec
+from .specs import OperandSpec, quiet_notices
 
 __all__ = ["GEMMS", "ROLES", "FrozenMap", "check_accumulate", "check_roles"]
 
@@ -81,7 +81,8 @@ def check_roles(roles: Any) -> FrozenMap | None:
             raise ValueError(f"roles: unknown role {role!r}; expected one of {_names(ROLES)}")
         if isinstance(spec, str):
             try:
-                spec = OperandSpec(spec)
+                with quiet_notices():  # FormatPolicy says it, where the policy is made
+                    spec = OperandSpec(spec)
             except ValueError as error:
                 raise ValueError(f"roles[{role!r}]: {error}") from None
         elif spec is not None and not isinstance(spec, OperandSpec):

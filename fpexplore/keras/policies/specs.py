@@ -9,13 +9,17 @@ turn a policy's arguments into catalogue names or a clear error naming the bad v
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
+from collections.abc import Iterator
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
 
 from ... import BLOCK_FORMATS, ROUNDING_MODES, Format, get_block_format, get_format
+from ...formats import warn_custom_format
 
 __all__ = [
     "SCALE_RULES",
@@ -107,6 +111,8 @@ format's name: mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8, nv
         resolved = _element(check_format(fmt, "format"), scaling, "format")
         if resolved is None:
             raise ValueError("format: None is float32; give a format (a role of None is float32)")
+        if _NOTICES.get():  # "e4m4": a custom format, or e4m3? (said once, where it is given)
+            warn_custom_format(self.format, stacklevel=4)
         check_rounding(self.rounding, "rounding")
         put(self, "format", resolved)
         put(self, "scaling", scaling)
@@ -245,12 +251,27 @@ def check_rounding(value: Any, what: str, allowed: tuple[str, ...] = ROUNDING_MO
     return str(value)
 
 
+_NOTICES = contextvars.ContextVar("operand_spec_notices", default=True)
+
+
+@contextlib.contextmanager
+def quiet_notices() -> Iterator[None]:
+    """No custom-format notice from the specs made inside: made from a name that the
+    caller has already said the notice of (a policy's ``forward``, a role's string)."""
+    token = _NOTICES.set(False)
+    try:
+        yield
+    finally:
+        _NOTICES.reset(token)
+
+
 def operand(fmt: str | None, scaling: str, rounding: str, what: str, history: int):
     """The resolved (format, scaling) of one operand kind, or None for float32."""
     fmt = _element(fmt, scaling, what)
     if fmt is None:
         return None
-    return OperandSpec(fmt, scaling, rounding, history_len=history)
+    with quiet_notices():
+        return OperandSpec(fmt, scaling, rounding, history_len=history)
 
 
 def _element(fmt: str | None, scaling: str, what: str) -> str | None:
