@@ -47,7 +47,12 @@ DEFAULT_MIN_SIZE = 2
 def _patterns(value: Any, what: str) -> tuple[str, ...]:
     if value is None:
         return ()
-    patterns = (value,) if isinstance(value, str) else tuple(value)
+    try:
+        patterns = (value,) if isinstance(value, str) else tuple(value)
+    except TypeError:  # not iterable: a number, say
+        raise TypeError(
+            f"{what} takes a glob pattern (str) or several, got {type(value).__name__} {value!r}"
+        ) from None
     for p in patterns:
         if not isinstance(p, str):
             raise TypeError(f"{what} takes glob patterns (str), got {p!r}")

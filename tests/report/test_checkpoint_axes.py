@@ -97,6 +97,9 @@ def test_filters(tmp_path) -> None:
         fpx.checkpoint_report(path, ["e4m3"], min_size=-1, progress=False)
     with pytest.raises(TypeError, match="glob patterns"):
         fpx.checkpoint_report(path, ["e4m3"], include=[3], progress=False)
+    for name in ("include", "exclude"):  # not a pattern, nor several
+        with pytest.raises(TypeError, match=rf"{name} takes a glob pattern .* got int 3"):
+            fpx.checkpoint_report(path, ["e4m3"], **{name: 3}, progress=False)
 
 
 def test_layout_of_pytorch_files_and_given_axes(tmp_path) -> None:
