@@ -97,7 +97,10 @@ def test_bad_selectors_and_values_are_named(keras):
             lambda: FormatPolicy(roles={"fprop.x": OperandSpec("nvfp4", hadamard=16)}),
             "for the wgrad operands only",
         ),
-        (lambda: FormatPolicy(accumulate="fp9"), "accumulate: unknown accumulator 'fp9'"),
+        (
+            lambda: FormatPolicy(accumulate="fp9"),
+            "unknown accumulator 'fp9'; expected an Accumulator or 'float32', 'h100_fp8',",
+        ),
         (lambda: FormatPolicy(accumulate={"xgrad": "float32"}), "accumulate: unknown GEMM"),
         (lambda: PRESETS["fp8"].role_spec("fprop.y"), "role: unknown role 'fprop.y'"),
     ],

@@ -109,7 +109,7 @@ def _accumulator(value: Any, what: str) -> Any:
         return value
     if isinstance(value, str) and value in names:
         return value
-    allowed = _names(("float32", *names))
+    allowed = _names(tuple(dict.fromkeys(("float32", *names))))  # ACCUMULATORS holds float32
     raise ValueError(f"{what}: unknown accumulator {value!r}; expected an Accumulator or {allowed}")
 
 
