@@ -54,17 +54,18 @@ is not, after the table):
 =======================  =====================================================================
 
 What is emulated: the formats, scales, block shapes, rounding modes, Hadamard
-transforms and (``deepseek_v3``) the accumulation of every Dense, EinsumDense and
-Conv1D/2D/3D layer's three GEMMs, bit for bit, and which layers stay in higher
-precision. What is not: the recipes' choices of layers beyond that (the NVFP4 paper
-kept about 15% of a 62-block model in BF16, the first 2 and last 8 blocks: pass
-``emulate(..., overrides={"first:2": None, "last:8": None})`` for a model of that
-depth, where ``nvfp4`` keeps only the last layer; DeepSeek-V3 keeps the embedding,
-output head, MoE gating, norms and attention in BF16, which are float32 here unless
-they are Dense layers you exclude); attention's own products (softmax(QKᵀ)V) stay
-float32 in every recipe; Transformer Engine's fast (limited) fprop accumulation in
-``te_delayed`` and ``te_current``; storage in BF16 of the tensors between GEMMs (here
-float32); the BF16 tail of training before the learning-rate decay; and
+transforms of every Dense, EinsumDense and Conv1D/2D/3D layer's three GEMMs and
+(``deepseek_v3``) the accumulation of every Dense layer's, bit for bit, and which
+layers stay in higher precision; the other layer kinds sum in float32. What is not:
+the recipes' choices of layers beyond that (the NVFP4 paper kept about 15% of a
+62-block model in BF16, the first 2 and last 8 blocks: pass ``emulate(...,
+overrides={"first:2": None, "last:8": None})`` for a model of that depth, where
+``nvfp4`` keeps only the last layer; DeepSeek-V3 keeps the embedding, output head,
+MoE gating, norms and attention in BF16, which are float32 here unless they are
+Dense layers you exclude); attention's own products (softmax(QKᵀ)V) stay float32 in
+every recipe; Transformer Engine's fast (limited) fprop accumulation in
+``te_delayed`` and ``te_current``; storage in BF16 of the tensors between GEMMs
+(here float32); the BF16 tail of training before the learning-rate decay; and
 communication or kernel fusion (no effect on the values).
 
 Where the shorthand changed: each role is now quantized from float32 for its own
@@ -151,7 +152,67 @@ PRESETS: dict[str, FormatPolicy] = {
     "nvfp4_no_sr": _nvfp4(stochastic=False),
     "nvfp4_1d_weights": _nvfp4(tiles=False),
 }
-"""The named policies, by name (see the tables above)."""
+"""The named policies, by name (see the tables above); each preset's ``__doc__`` says
+what it is, its source, and what of the source is emulated."""
+
+_COURSE = "A recipe of the course (no single published source). "
+_TE = "Source: NVIDIA Transformer Engine, transformer_engine/common/recipe/__init__.py. "
+_NVFP4 = (
+    "Source: NVFP4 pretraining (arXiv 2509.25149) and Transformer Engine's "
+    "NVFP4BlockScaling. Emulated: E2M1 elements, E4M3 block scales and a "
+    "float32 tensor scale; weights in 16x16 tiles, so that W in fprop and its transpose in "
+    "dgrad are one quantized matrix; x and dY in 1x16 blocks along each GEMM's summed axis; dY "
+    "rounded stochastically (both roles), x and w to nearest even; a 16x16 random Hadamard "
+    "transform on both wgrad operands; the last emulated layer's GEMMs in BF16. Not emulated: "
+    "the paper's choice of about 15% of layers in BF16 (the first 2 and last 8 blocks of its "
+    "model: pass overrides for a model that deep), BF16 storage between GEMMs, the BF16 tail "
+    "of training."
+)
+_DOCS = {
+    "float32": "Nothing rounded: the float32 baseline that every other preset is compared with.",
+    "mixed_float16": _COURSE + "Keras' mixed_float16: float16 operands and gradients of every "
+    "GEMM, dynamic loss scaling, float32 weights (claims 13-14).",
+    "bfloat16": _COURSE + "bfloat16 operands, gradients and weights, behind float32 master "
+    "weights that the optimizer updates.",
+    "bfloat16_weights": _COURSE + "bfloat16 operands and gradients, the weights stored in "
+    "bfloat16 and rounded to nearest after each step, with no master copy: small updates are "
+    "lost.",
+    "bfloat16_weights_stochastic": _COURSE + "bfloat16_weights with the weights rounded "
+    "stochastically after each step, which keeps small updates on average.",
+    "fp8": _COURSE + "E4M3 operands, E5M2 gradients, per-tensor delayed scaling from an amax "
+    "history of 16 steps (Transformer Engine's DelayedScaling with a short history).",
+    "mxfp8": "Source: MXFP8 pretraining (arXiv 2506.08027) and Transformer Engine's "
+    "MXFP8BlockScaling. Emulated: E4M3 for every tensor, "
+    "1x32 blocks along each GEMM's summed axis (row-wise and column-wise copies, each quantized "
+    "from the float32 tensor), E8M0 scales rounded up (scale_rule='rceil'). Not emulated: BF16 "
+    "storage between GEMMs.",
+    "mxfp4": _COURSE + "OCP MXFP4 (OCP Microscaling Formats v1.0): E2M1 elements in 1x32 blocks "
+    "with E8M0 floor scales for operands and gradients, the gradients rounded stochastically.",
+    "nvfp4": _NVFP4,
+    "te_delayed": _TE + "DelayedScaling: format HYBRID (E4M3 x and w, E5M2 dY), per-tensor "
+    "float32 scales max / amax from an amax history of 1024 steps, amax_compute_algo='max', "
+    "margin 0. Not emulated: Transformer Engine's fast (limited) fprop accumulation, BF16 "
+    "storage between GEMMs.",
+    "te_current": _TE + "Float8CurrentScaling: HYBRID formats, each tensor scaled by its own "
+    "current amax. Not emulated: the fast fprop accumulation, BF16 storage between GEMMs.",
+    "deepseek_v3": "Source: DeepSeek-V3 (arXiv 2412.19437, sections 3.3 and 3.5.2) and "
+    "Transformer Engine's Float8BlockScaling. Emulated: E4M3 for "
+    "all three GEMMs, activations and gradients in 1x128 tiles, weights in 128x128 blocks, "
+    "power-of-two scales rounded up (rceil), and Hopper's FP8 accumulation promoted to float32 "
+    "every 128 products (accumulate='h100_fp8_promoted'; Dense layers' GEMMs: the other layer "
+    "kinds sum in float32). Not emulated: the embedding, output head, MoE gating, norms and "
+    "attention that DeepSeek-V3 keeps in BF16 (float32 here unless they are Dense layers you "
+    "exclude), BF16 storage between GEMMs.",
+    "nvfp4_no_hadamard": "The nvfp4 ablation without the Hadamard transform (arXiv "
+    "2509.25149's ablation of it); otherwise nvfp4.",
+    "nvfp4_no_sr": "The nvfp4 ablation with dY rounded to nearest even, not stochastically "
+    "(arXiv 2509.25149's ablation of stochastic rounding); otherwise nvfp4.",
+    "nvfp4_1d_weights": "The nvfp4 ablation with 1x16 weight blocks along each GEMM's summed "
+    "axis, so that W and its transpose are quantized differently (arXiv 2509.25149's "
+    "ablation of 2-D weight blocks); otherwise nvfp4.",
+}
+for _name, _policy in PRESETS.items():
+    object.__setattr__(_policy, "__doc__", _DOCS[_name])  # the class's docstring otherwise
 
 
 def get_policy(policy: FormatPolicy | str) -> FormatPolicy:
