@@ -37,7 +37,7 @@ from .operands import quantize
 from .policies.roles import ROLES
 from .policies.specs import OperandSpec
 
-__all__ = ["Operand", "Plan", "product"]
+__all__ = ["Matrices", "Operand", "Plan", "product"]
 
 
 @dataclass(frozen=True)
@@ -72,17 +72,72 @@ class Operand:
 
 
 @dataclass(frozen=True)
+class Matrices:
+    """How a contraction ``y = op(x, w)`` lies as one GEMM ``Y = X W``: the axes of
+    ``x`` in the order (rows, summed), of ``w`` (summed, columns) and of ``y`` (rows,
+    columns), where ``rows`` are the axes of ``x`` alone, ``columns`` those of ``w``
+    alone and ``summed`` those of both; each group of axes flattened in that order.
+    What an accumulator model sums, and in which order: a Dense layer's
+    ``(..., K) @ (K, N)`` is rows ``...``, summed ``K``; an EinsumDense layer's
+    equation gives its own. dX is ``dY Wᵀ`` and dW is ``Xᵀ dY`` on the same matrices."""
+
+    x_axes: tuple[int, ...]
+    w_axes: tuple[int, ...]
+    y_axes: tuple[int, ...]
+    rows: int  # how many of x's (and y's) axes are rows
+    summed: int  # how many of x's (and w's) axes are summed
+
+    @staticmethod
+    def dense(ndim: int) -> Matrices:
+        """A Dense layer's ``x @ w`` for ``x`` of ``ndim`` axes."""
+        every = tuple(range(ndim))
+        return Matrices(every, (0, 1), every, ndim - 1, 1)
+
+    def _flat(self, a: Any, axes: tuple[int, ...], split: int) -> Any:
+        moved = jnp.transpose(a, axes)
+        return moved.reshape(int(np.prod(moved.shape[:split])), -1)
+
+    def _back(self, matrix: Any, like: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+        """``matrix`` unflattened to the array of shape ``like`` whose axes it holds."""
+        moved = matrix.reshape([like[a] for a in axes])
+        return jnp.transpose(moved, np.argsort(axes))
+
+    def fprop(self, x: Any, w: Any, accumulate: Any) -> Any:
+        """``y``, summed by the accumulator model ``accumulate``."""
+        xm = self._flat(x, self.x_axes, self.rows)
+        wm = self._flat(w, self.w_axes, self.summed)
+        shape = [*(x.shape[a] for a in self.x_axes[: self.rows]),
+                 *(w.shape[a] for a in self.w_axes[self.summed :])]  # fmt: skip
+        ym = fpx_jax.gemm(xm, wm, accumulate=accumulate)
+        return jnp.transpose(ym.reshape(shape), np.argsort(self.y_axes))
+
+    def dgrad(self, dy: Any, w: Any, x_shape: tuple[int, ...], accumulate: Any) -> Any:
+        """``dX = dY Wᵀ``."""
+        dym = self._flat(dy, self.y_axes, self.rows)
+        wm = self._flat(w, self.w_axes, self.summed)
+        return self._back(fpx_jax.gemm(dym, wm.T, accumulate=accumulate), x_shape, self.x_axes)
+
+    def wgrad(self, x: Any, dy: Any, w_shape: tuple[int, ...], accumulate: Any) -> Any:
+        """``dW = Xᵀ dY`` (``x`` and ``dy`` may carry zero rows a Hadamard transform added)."""
+        xm = self._flat(x, self.x_axes, self.rows)
+        dym = self._flat(dy, self.y_axes, self.rows)
+        return self._back(fpx_jax.gemm(xm.T, dym, accumulate=accumulate), w_shape, self.w_axes)
+
+
+@dataclass(frozen=True)
 class Plan:
     """The six :class:`Operand` of a layer (in the order of ``ROLES``), the three
-    GEMMs' accumulators and the seed of the Hadamard transform's signs."""
+    GEMMs' accumulators (models need ``matrices``) and the seed of the Hadamard
+    transform's signs."""
 
     operands: tuple[Operand, ...]
     seed: int = 0
     accumulate: tuple[Any, Any, Any] = ("float32", "float32", "float32")
+    matrices: Matrices | None = None  # where an accumulator model sums: the GEMM's matrices
 
     @property
     def modelled(self) -> bool:
-        """True when some GEMM sums with an accumulator model (a Dense layer's only)."""
+        """True when some GEMM sums with an accumulator model."""
         return any(a != "float32" for a in self.accumulate)
 
     def __getitem__(self, role: str) -> Operand:
@@ -135,17 +190,12 @@ def _key(key: Any, index: int, spec: OperandSpec | None) -> Any:
     return jax.random.fold_in(key, index)
 
 
-def _matmul(a: Any, b: Any, accumulate: Any) -> Any:
-    """``a @ b`` for ``a`` of any rank, summed by the accumulator model."""
-    flat = a.reshape(-1, a.shape[-1])
-    return fpx_jax.gemm(flat, b, accumulate=accumulate).reshape(*a.shape[:-1], b.shape[-1])
-
-
 def _forward(op: Callable[..., Any], plan: Plan, x: Any, w: Any, hx: Any, hw: Any, key: Any):
     qx = quantize_operand(x, plan["fprop.x"], _key(key, 0, plan["fprop.x"].spec), hx, plan.seed)
     qw = quantize_operand(w, plan["fprop.w"], _key(key, 1, plan["fprop.w"].spec), hw, plan.seed)
     if plan.accumulate[0] != "float32":
-        return _matmul(qx, qw, plan.accumulate[0]), qx, qw
+        assert plan.matrices is not None
+        return plan.matrices.fprop(qx, qw, plan.accumulate[0]), qx, qw
     with jax.default_matmul_precision("float32"):
         return op(qx, qw), qx, qw
 
@@ -179,15 +229,17 @@ def _product_bwd(op: Any, plan: Plan, residuals: Any, g: Any) -> tuple[Any, ...]
     x_w = operand("wgrad.x", x, "fprop.x", qx, hx)
     acc_d, acc_w = plan.accumulate[1:]
     with jax.default_matmul_precision("float32"):
+        matrices = plan.matrices
         if acc_d == "float32":
             (dx,) = jax.linear_transpose(lambda a: op(a, w_d), x)(dy_d)
-        else:  # a Dense layer: dX = dY wᵀ
-            dx = _matmul(dy_d, w_d.T, acc_d)
+        else:  # dX = dY Wᵀ
+            assert matrices is not None
+            dx = matrices.dgrad(dy_d, w_d, x.shape, acc_d)
         if acc_w == "float32":
             (dw,) = jax.linear_transpose(lambda b: op(x_w, b), w)(dy_w)
-        else:  # dW = xᵀ dY, summed over every leading axis
-            rows, grads = x_w.reshape(-1, x_w.shape[-1]), dy_w.reshape(-1, dy_w.shape[-1])
-            dw = fpx_jax.gemm(rows.T, grads, accumulate=acc_w)
+        else:  # dW = Xᵀ dY
+            assert matrices is not None
+            dw = matrices.wgrad(x_w, dy_w, w.shape, acc_w)
     new_hdy = None if hdy is None else fpx_jax.record_amax(hdy, g)
     none_x = None if hx is None else jnp.zeros_like(hx)
     none_w = None if hw is None else jnp.zeros_like(hw)

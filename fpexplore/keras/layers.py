@@ -23,7 +23,7 @@ import jax
 
 from .. import jax as fpx_jax
 from ._backend import keras
-from .gemm import Operand, Plan, product
+from .gemm import Matrices, Operand, Plan, product
 from .policies.policy import FormatPolicy
 from .subclasses import behind_own_call, refuse_quantize, with_training
 
@@ -150,8 +150,9 @@ class _Emulation:
         self.training = False
         self.products = 0  # how many products ran: a call that ran none did not emulate
 
-    def plan(self, axes: Axes, groups: int = 1, *, dense: bool = False) -> Plan:
-        """The layer's six operands, given each tensor's pair of summed axes."""
+    def plan(self, axes: Axes, groups: int = 1, *, matrices: Matrices | None = None) -> Plan:
+        """The layer's six operands, given each tensor's pair of summed axes; with the
+        ``matrices`` of its GEMM (Dense, EinsumDense), the policy's accumulators."""
         (xk, xm), (wk, wn), (yn, ym) = axes
         s = self.specs
         g = (groups, 1), (1, groups)
@@ -164,9 +165,9 @@ class _Emulation:
             Operand(s["wgrad.dy"], ym, yn, g[1], "wgrad.dy"),
         )
         accumulate = ("float32",) * 3
-        if dense:  # accumulator models sum a Dense layer's matmuls; others sum in float32
+        if matrices is not None:  # accumulator models sum GEMMs; convolutions sum in float32
             accumulate = tuple(self.policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad"))
-        return Plan(operands, seed=self.policy.seed, accumulate=accumulate)
+        return Plan(operands, seed=self.policy.seed, accumulate=accumulate, matrices=matrices)
 
     def _history(self, variable: Any, x: Any) -> Any:
         if variable is None:
@@ -191,6 +192,52 @@ class _Emulation:
             None if hdy is None else keras.ops.convert_to_tensor(hdy),
         )
         return product(op, inputs, kernel, plan, histories=histories, key=state.key())
+
+
+def _expand(term: str, ndim: int) -> list[str] | None:
+    """An einsum term's labels, one per axis, its ellipsis as ``"0"``, ``"1"``... (None
+    for a repeated letter: a diagonal)."""
+    if "..." in term:
+        head, tail = term.split("...")
+        term_axes = [*head, *(str(i) for i in range(ndim - len(head) - len(tail))), *tail]
+    else:
+        term_axes = list(term)
+    return term_axes if len(set(term_axes)) == len(term_axes) else None
+
+
+def einsum_matrices(equation: str, ndims: tuple[int, int, int]) -> Matrices | None:
+    """The one GEMM an EinsumDense layer's equation is (:class:`~.gemm.Matrices`):
+    rows the letters of x alone, summed those of x and the kernel, columns those of
+    the kernel alone, each in its operand's order; None for an equation that is no
+    single GEMM (a letter of x, the kernel and the output alike, a letter summed in
+    one operand alone, an ellipsis in the kernel)."""
+    operands, output = equation.replace(" ", "").split("->")
+    left, right = operands.split(",")
+    if "..." in right:
+        return None
+    x, w, y = _expand(left, ndims[0]), _expand(right, ndims[1]), _expand(output, ndims[2])
+    if x is None or w is None or y is None:
+        return None
+    summed = [c for c in x if c in w and c not in y]
+    rows = [c for c in x if c not in w]
+    columns = [c for c in w if c not in x]
+    if sorted(y) != sorted(rows + columns):
+        return None
+    return Matrices(tuple(x.index(c) for c in rows + summed),
+                    tuple(w.index(c) for c in summed + columns),
+                    tuple(y.index(c) for c in rows + columns), len(rows), len(summed))  # fmt: skip
+
+
+def is_one_gemm(layer: Any) -> bool:
+    """True for a layer whose product an accumulator model sums: Dense, and an
+    EinsumDense whose equation is a single GEMM."""
+    if kind_of(layer) == "dense":
+        return True
+    if kind_of(layer) != "einsum":
+        return False
+    terms = layer.equation.replace(" ", "").replace("->", ",").split(",")
+    ndims = tuple(len(t.replace("...", "")) + ("..." in t) for t in terms)
+    return einsum_matrices(layer.equation, ndims) is not None  # (an ellipsis as one axis)
 
 
 def _letters_axes(equation: str, ndims: tuple[int, int, int]) -> Axes:
@@ -288,8 +335,15 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
         out = len(layer.compute_output_shape(inputs.shape))
         return _letters_axes(layer.equation, (rank, len(layer.kernel.shape), out))
 
+    def matrices_of(inputs: Any) -> Matrices | None:
+        rank = len(inputs.shape)
+        if kind == "dense":
+            return Matrices.dense(rank)
+        out = len(layer.compute_output_shape(inputs.shape))
+        return einsum_matrices(layer.equation, (rank, len(layer.kernel.shape), out))
+
     def dense_steps(inputs: Any) -> Any:
-        plan = emulation.plan(axes_of(inputs), dense=kind == "dense")
+        plan = emulation.plan(axes_of(inputs), matrices=matrices_of(inputs))
         x = emulation.product(op, inputs, layer.kernel, plan)
         if layer.bias is not None:
             x = keras.ops.add(x, layer.bias)

@@ -305,3 +305,60 @@ def test_a_conv2d_step_blocks_each_role_along_its_gemms_axis(keras, data_format,
     np.testing.assert_array_equal(y, to_layout(y_ref))
     np.testing.assert_array_equal(dx, to_layout(dx_ref))
     np.testing.assert_array_equal(kernel, (w - LR * dw).astype(np.float32))
+
+
+@pytest.mark.parametrize(
+    "equation, shapes, axes",
+    [  # (x, w, y) shapes; the summed axes (xk, xm), (wk, wn), (yn, ym)
+        ("abc,cde->abde", ((4, 8, 16), (16, 3, 8), (4, 8, 3, 8)), ((2, 1), (0, 2), (3, 1))),
+        ("abcd,cdf->abf", ((4, 8, 4, 8), (4, 8, 12), (4, 8, 12)), ((3, 1), (1, 2), (2, 1))),
+    ],
+)
+def test_an_einsum_step_sums_its_gemms_with_the_accumulator_model(keras, equation, shapes, axes):
+    """deepseek_v3 on EinsumDense: each GEMM is the matrix product of its operands
+    flattened (rows: x's letters alone; summed: x's and the kernel's; columns: the
+    kernel's alone, each in its operand's order), summed by Hopper's FP8 model."""
+    policy = PRESETS["deepseek_v3"]
+    s = policy.role_specs
+    (xk, xm), (wk, wn), (yn, ym) = axes
+    x_shape, w_shape, y_shape = shapes
+    rng = np.random.default_rng(3)
+    x = _data(rng, x_shape, None)
+    w = _data(rng, w_shape, None, unit=2.0**-3)
+    t = _data(rng, y_shape, None, unit=2.0**-2)
+    layer = keras.layers.EinsumDense(equation, output_shape=y_shape[1:])
+    model = emulate(keras.Sequential([keras.Input(x_shape[1:]), layer]), policy)
+    assert "sums in float32" not in str(model.fpexplore_report)
+    layer.kernel.assign(w)
+    y, dx, kernel = _step(keras, model, layer, x, t)
+    dy = (t / np.float32(x_shape[0])).astype(np.float32)
+    m, k = 32, int(np.prod(x_shape[2:]))  # rows a, b; summed the rest of x
+
+    def gemm(gemm_name, a, b):
+        acc = policy.accumulator(gemm_name)
+        return fpx.gemm(a, b, accumulate=acc).astype(np.float32)
+
+    qx, qw = _q(x, s["fprop.x"], xk, other=xm), _q(w, s["fprop.w"], wk, other=wn)
+    np.testing.assert_array_equal(y, gemm("fprop", qx.reshape(m, k), qw.reshape(k, -1))
+                                  .reshape(y_shape))  # fmt: skip
+    qdy, qwd = _q(dy, s["dgrad.dy"], yn, other=ym), _q(w, s["dgrad.w"], wn, other=wk)
+    dx_ref = gemm("dgrad", qdy.reshape(m, -1), qwd.reshape(k, -1).T).reshape(x_shape)
+    np.testing.assert_array_equal(dx, dx_ref)
+    qxw = _q(x, s["wgrad.x"], xm, other=xk)
+    qdyw = _q(dy, s["wgrad.dy"], ym, other=yn)
+    dw = gemm("wgrad", qxw.reshape(m, k).T, qdyw.reshape(m, -1)).reshape(w_shape)
+    np.testing.assert_array_equal(kernel, (w - LR * dw).astype(np.float32))
+
+
+def test_an_einsum_that_is_no_single_gemm_sums_in_float32(keras):
+    from fpexplore.keras.layers import einsum_matrices
+
+    assert einsum_matrices("abc,cd->abd", (3, 2, 3)) is not None
+    assert einsum_matrices("...b,bc->...c", (4, 2, 4)) is not None
+    assert einsum_matrices("abc,acd->abd", (3, 3, 3)) is None  # a: in x, w and y (a batch)
+    assert einsum_matrices("abc,cd->ad", (3, 2, 2)) is None  # b: summed in x alone
+    layer = keras.layers.EinsumDense("abc,cd->ad", output_shape=(6,))
+    model = emulate(keras.Sequential([keras.Input((4, 5)), layer]), "deepseek_v3")
+    assert "sums in float32 (accumulator models sum the GEMMs of Dense" in str(
+        model.fpexplore_report
+    )

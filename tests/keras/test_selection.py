@@ -143,7 +143,8 @@ def test_accumulator_models_sum_dense_layers_and_the_report_says_so(keras):
     model = emulate(_model(keras), "deepseek_v3")
     report = model.fpexplore_report
     assert report.reason("conv").endswith(
-        "sums in float32 (accumulator models sum Dense layers' GEMMs)"
+        "sums in float32 (accumulator models sum the GEMMs of Dense layers and of EinsumDense "
+        "layers whose equation is one GEMM)"
     )
     assert report.reason("head") == "policy deepseek_v3"
     assert "accumulate fprop h100_fp8_promoted" in str(report)
