@@ -100,7 +100,7 @@ class Matrices:
     def _back(self, matrix: Any, like: tuple[int, ...], axes: tuple[int, ...]) -> Any:
         """``matrix`` unflattened to the array of shape ``like`` whose axes it holds."""
         moved = matrix.reshape([like[a] for a in axes])
-        return jnp.transpose(moved, np.argsort(axes))
+        return jnp.transpose(moved, [int(i) for i in np.argsort(axes)])
 
     def fprop(self, x: Any, w: Any, accumulate: Any) -> Any:
         """``y``, summed by the accumulator model ``accumulate``."""
@@ -109,7 +109,7 @@ class Matrices:
         shape = [*(x.shape[a] for a in self.x_axes[: self.rows]),
                  *(w.shape[a] for a in self.w_axes[self.summed :])]  # fmt: skip
         ym = fpx_jax.gemm(xm, wm, accumulate=accumulate)
-        return jnp.transpose(ym.reshape(shape), np.argsort(self.y_axes))
+        return jnp.transpose(ym.reshape(shape), [int(i) for i in np.argsort(self.y_axes)])
 
     def dgrad(self, dy: Any, w: Any, x_shape: tuple[int, ...], accumulate: Any) -> Any:
         """``dX = dY Wᵀ``."""
@@ -133,7 +133,7 @@ class Plan:
     operands: tuple[Operand, ...]
     seed: int = 0
     accumulate: tuple[Any, Any, Any] = ("float32", "float32", "float32")
-    matrices: Matrices | None = None  # where an accumulator model sums: the GEMM's matrices
+    matrices: Any = None  # where an accumulator model sums: Matrices, or a Convolution
 
     @property
     def modelled(self) -> bool:

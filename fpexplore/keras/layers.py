@@ -1,17 +1,19 @@
 """Emulated layers: Dense, EinsumDense and Conv1D/2D/3D computing under a policy.
 
-:func:`emulate_layer` changes one layer in place (built or not). Its matmul (or einsum, or
-convolution) takes operands rounded into the policy's forward format, sums in float32,
-and rounds the gradient of its output into the backward format on the way back
-(:mod:`fpexplore.keras.operands`); the bias, the activation and everything else
-stay as Keras wrote them. Dense and EinsumDense get a ``call`` of the same steps as
-Keras' own; a convolution keeps Keras' ``call`` and gets its ``convolution_op``
-wrapped. A subclass with a ``call`` of its own keeps it: its ``super().call`` reaches
-the emulated steps (:mod:`fpexplore.keras.subclasses`), and a ``call`` that never
-reaches them raises ``TypeError`` rather than computing in float32 unseen. The state
-this needs (amax histories, a seed generator) lives in a small :class:`FormatState`
-sublayer, which ``model.save`` writes beside the layer's weights: a saved model loads
-as a plain Keras model, and ``load_weights`` into the model emulated again restores it.
+:func:`emulate_layer` changes one layer in place (built or not). Its matmul (or einsum,
+or convolution) takes operands rounded into the policy's forward format, sums in float32
+or with the policy's accumulator model (:mod:`fpexplore.keras.gemm`,
+:mod:`fpexplore.keras.patches`), and rounds the gradient of its output into the backward
+format on the way back (:mod:`fpexplore.keras.operands`); the bias, the activation and
+everything else stay as Keras wrote them. Dense and EinsumDense get a ``call`` of the
+same steps as Keras' own; a convolution keeps Keras' ``call`` and gets its
+``convolution_op`` wrapped. A subclass with a ``call`` of its own keeps it: its
+``super().call`` reaches the emulated steps (:mod:`fpexplore.keras.subclasses`), and a
+``call`` that never reaches them raises ``TypeError`` rather than computing in float32
+unseen. The state this needs (amax histories, a seed generator) lives in a small
+:class:`FormatState` sublayer, which ``model.save`` writes beside the layer's weights: a
+saved model loads as a plain Keras model, and ``load_weights`` into the model emulated
+again restores it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import jax
 
 from .. import jax as fpx_jax
 from ._backend import keras
+from .einsums import Axes, einsum_matrices, letters_axes
 from .gemm import Matrices, Operand, Plan, product
+from .patches import Convolution
 from .policies.policy import FormatPolicy
 from .subclasses import behind_own_call, refuse_quantize, with_training
 
@@ -134,11 +138,6 @@ class FormatState(keras.layers.Layer):
             variable.assign(store[name])
 
 
-Axes = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
-"""Per tensor (``x``, ``w``, ``dY``): the axis summed by its first GEMM and by its
-second (x: fprop, wgrad; w: fprop, dgrad; dY: dgrad, wgrad)."""
-
-
 class _Emulation:
     """One layer's rounding: the policy's specs, its state, and the training flag."""
 
@@ -150,9 +149,11 @@ class _Emulation:
         self.training = False
         self.products = 0  # how many products ran: a call that ran none did not emulate
 
-    def plan(self, axes: Axes, groups: int = 1, *, matrices: Matrices | None = None) -> Plan:
+    def plan(
+        self, axes: Axes, groups: int = 1, *, matrices: Matrices | Convolution | None = None
+    ) -> Plan:
         """The layer's six operands, given each tensor's pair of summed axes; with the
-        ``matrices`` of its GEMM (Dense, EinsumDense), the policy's accumulators."""
+        ``matrices`` of its GEMMs, the policy's accumulators."""
         (xk, xm), (wk, wn), (yn, ym) = axes
         s = self.specs
         g = (groups, 1), (1, groups)
@@ -165,7 +166,7 @@ class _Emulation:
             Operand(s["wgrad.dy"], ym, yn, g[1], "wgrad.dy"),
         )
         accumulate = ("float32",) * 3
-        if matrices is not None:  # accumulator models sum GEMMs; convolutions sum in float32
+        if matrices is not None:  # accumulator models sum GEMMs (an einsum: if it is one)
             accumulate = tuple(self.policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad"))
         return Plan(operands, seed=self.policy.seed, accumulate=accumulate, matrices=matrices)
 
@@ -192,76 +193,6 @@ class _Emulation:
             None if hdy is None else keras.ops.convert_to_tensor(hdy),
         )
         return product(op, inputs, kernel, plan, histories=histories, key=state.key())
-
-
-def _expand(term: str, ndim: int) -> list[str] | None:
-    """An einsum term's labels, one per axis, its ellipsis as ``"0"``, ``"1"``... (None
-    for a repeated letter: a diagonal)."""
-    if "..." in term:
-        head, tail = term.split("...")
-        term_axes = [*head, *(str(i) for i in range(ndim - len(head) - len(tail))), *tail]
-    else:
-        term_axes = list(term)
-    return term_axes if len(set(term_axes)) == len(term_axes) else None
-
-
-def einsum_matrices(equation: str, ndims: tuple[int, int, int]) -> Matrices | None:
-    """The one GEMM an EinsumDense layer's equation is (:class:`~.gemm.Matrices`):
-    rows the letters of x alone, summed those of x and the kernel, columns those of
-    the kernel alone, each in its operand's order; None for an equation that is no
-    single GEMM (a letter of x, the kernel and the output alike, a letter summed in
-    one operand alone, an ellipsis in the kernel)."""
-    operands, output = equation.replace(" ", "").split("->")
-    left, right = operands.split(",")
-    if "..." in right:
-        return None
-    x, w, y = _expand(left, ndims[0]), _expand(right, ndims[1]), _expand(output, ndims[2])
-    if x is None or w is None or y is None:
-        return None
-    summed = [c for c in x if c in w and c not in y]
-    rows = [c for c in x if c not in w]
-    columns = [c for c in w if c not in x]
-    if sorted(y) != sorted(rows + columns):
-        return None
-    return Matrices(tuple(x.index(c) for c in rows + summed),
-                    tuple(w.index(c) for c in summed + columns),
-                    tuple(y.index(c) for c in rows + columns), len(rows), len(summed))  # fmt: skip
-
-
-def is_one_gemm(layer: Any) -> bool:
-    """True for a layer whose product an accumulator model sums: Dense, and an
-    EinsumDense whose equation is a single GEMM."""
-    if kind_of(layer) == "dense":
-        return True
-    if kind_of(layer) != "einsum":
-        return False
-    terms = layer.equation.replace(" ", "").replace("->", ",").split(",")
-    ndims = tuple(len(t.replace("...", "")) + ("..." in t) for t in terms)
-    return einsum_matrices(layer.equation, ndims) is not None  # (an ellipsis as one axis)
-
-
-def _letters_axes(equation: str, ndims: tuple[int, int, int]) -> Axes:
-    """Per operand of an einsum, the axes its three GEMMs sum (the last such letter)."""
-    operands, output = equation.replace(" ", "").split("->")
-    left, right = operands.split(",")
-    terms = (left, right, output)
-
-    def axis(term: str, letter: str, ndim: int) -> int:
-        if "..." not in term:
-            return term.index(letter)
-        head, tail = term.split("...")  # the ellipsis stands for any number of axes
-        return head.index(letter) if letter in head else ndim - len(tail) + tail.index(letter)
-
-    def summed(a: int, b: int, c: int, fallback: tuple[int, int]) -> tuple[int, int]:
-        letters = [ch for ch in terms[a] if ch in terms[b] and ch not in terms[c] and ch != "."]
-        if not letters:
-            return fallback
-        return axis(terms[a], letters[-1], ndims[a]), axis(terms[b], letters[-1], ndims[b])
-
-    xk, wk = summed(0, 1, 2, (ndims[0] - 1, 0))  # fprop: in x and w, not in y
-    wn, yn = summed(1, 2, 0, (ndims[1] - 1, ndims[2] - 1))  # dgrad: in w and y, not in x
-    xm, ym = summed(0, 2, 1, (0, 0))  # wgrad: in x and y, not in w
-    return (xk, xm), (wk, wn), (yn, ym)
 
 
 def _conv1d_steps(layer: Any) -> tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]:
@@ -316,7 +247,12 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
             channels = rank - 1 if layer.data_format == "channels_last" else 1
             k = len(kernel.shape)
             axes = (channels, 0), (k - 2, k - 1), (channels, 0)
-            plan = emulation.plan(axes, groups=getattr(layer, "groups", 1))
+            groups = getattr(layer, "groups", 1)
+            padding = "valid" if layer.padding == "causal" else layer.padding  # padded already
+            first = layer.data_format == "channels_first"
+            geometry = Convolution(rank - 2, first, tuple(layer.strides), padding,
+                                   tuple(layer.dilation_rate), groups)  # fmt: skip
+            plan = emulation.plan(axes, groups=groups, matrices=geometry)
             return emulation.product(convolve, inputs, kernel, plan)
 
         layer.convolution_op = convolution_op
@@ -333,7 +269,7 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
         if kind == "dense":  # the tokens (or the batch) next to the features
             return (rank - 1, max(rank - 2, 0)), (0, 1), (rank - 1, max(rank - 2, 0))
         out = len(layer.compute_output_shape(inputs.shape))
-        return _letters_axes(layer.equation, (rank, len(layer.kernel.shape), out))
+        return letters_axes(layer.equation, (rank, len(layer.kernel.shape), out))
 
     def matrices_of(inputs: Any) -> Matrices | None:
         rank = len(inputs.shape)

@@ -148,7 +148,8 @@ def emulate_model(
 
     keras = require_jax()
     from .coverage import Coverage, model_layers
-    from .layers import emulate_layer, is_one_gemm, kind_of
+    from .einsums import is_one_gemm
+    from .layers import emulate_layer, kind_of
     from .policies.report import EmulationReport
     from .policies.selection import assign
 
@@ -181,9 +182,12 @@ def emulate_model(
             _check_layer(layer)
             emulate_layer(layer, layer_policy, seed=stream_seed(layer_policy.seed, 0, index))
             models = {layer_policy.accumulator(g) for g in GEMMS}
-            if models != {"float32"} and not is_one_gemm(layer):
-                reason += ("; sums in float32 (accumulator models sum the GEMMs of Dense layers "
-                           "and of EinsumDense layers whose equation is one GEMM)")  # fmt: skip
+            if (
+                models != {"float32"}
+                and kind_of(layer) == "einsum"
+                and not is_one_gemm(layer.equation)
+            ):
+                reason += "; sums in float32 (its einsum equation is no single GEMM)"
         reasons[id(layer)] = (layer.name, layer_policy if emulated else None, reason)
         return emulated
 

@@ -11,7 +11,7 @@ import fpexplore as fpx
 from fpexplore.keras import FormatPolicy, emulate
 
 pytest.importorskip("jax")  # the layers' module imports JAX (the keras extra, Python 3.11+)
-from fpexplore.keras.layers import _letters_axes
+from fpexplore.keras.einsums import letters_axes as _letters_axes
 
 
 def _np(variable):

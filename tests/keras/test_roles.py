@@ -351,7 +351,7 @@ def test_an_einsum_step_sums_its_gemms_with_the_accumulator_model(keras, equatio
 
 
 def test_an_einsum_that_is_no_single_gemm_sums_in_float32(keras):
-    from fpexplore.keras.layers import einsum_matrices
+    from fpexplore.keras.einsums import einsum_matrices
 
     assert einsum_matrices("abc,cd->abd", (3, 2, 3)) is not None
     assert einsum_matrices("...b,bc->...c", (4, 2, 4)) is not None
@@ -359,6 +359,130 @@ def test_an_einsum_that_is_no_single_gemm_sums_in_float32(keras):
     assert einsum_matrices("abc,cd->ad", (3, 2, 2)) is None  # b: summed in x alone
     layer = keras.layers.EinsumDense("abc,cd->ad", output_shape=(6,))
     model = emulate(keras.Sequential([keras.Input((4, 5)), layer]), "deepseek_v3")
-    assert "sums in float32 (accumulator models sum the GEMMs of Dense" in str(
-        model.fpexplore_report
+    assert "sums in float32 (its einsum equation is no single GEMM)" in str(model.fpexplore_report)
+
+
+def _same_pads(n: int, k: int, s: int, d: int, padding: str) -> tuple[int, int]:
+    """The padding of one spatial axis, as XLA's "SAME" (more at the end) or none."""
+    if padding == "valid":
+        return 0, 0
+    total = max((-(-n // s) - 1) * s + d * (k - 1) + 1 - n, 0)
+    return total // 2, total - total // 2
+
+
+def _conv_gemm_oracle(x, w, dy, strides, padding, dilation, groups, accumulate):
+    """A convolution's three GEMMs (channels last) from their definition, summed by
+    ``fpx.gemm``: rows an output position's (channel, kernel offsets) for fprop and
+    wgrad; for dgrad an input position's (output channel, flipped offsets), zeros
+    where no output reads it. Each group on its own."""
+    import itertools
+
+    n, spatial, cin = x.shape[0], x.shape[1:-1], x.shape[-1]
+    kernel, cg, out_c = w.shape[:-2], w.shape[-2], w.shape[-1]
+    og, out = out_c // groups, dy.shape[1:-1]
+    geometry = list(zip(spatial, kernel, strides, dilation, strict=True))
+    pads = [_same_pads(m, k, s, d, padding) for m, k, s, d in geometry]
+    xp = np.pad(x, [(0, 0), *pads, (0, 0)])
+    offsets = list(itertools.product(*(range(k) for k in kernel)))
+    positions = list(itertools.product(*(range(m) for m in out)))
+
+    def at(q, off):  # the padded input a patch reads at output q, kernel offset off
+        return tuple(p * s + o * d for p, s, o, d in zip(q, strides, off, dilation, strict=True))
+
+    rows = np.array(
+        [[xp[(b, *at(q, off), c)] for c in range(cin) for off in offsets]
+         for b in range(n) for q in positions],
+        np.float32,
+    )  # fmt: skip
+    kmat = np.array(
+        [[w[(*off, c, o)] for o in range(out_c)] for c in range(cg) for off in offsets], np.float32
     )
+    grads, width = dy.reshape(-1, out_c), cg * len(offsets)
+
+    def gemm(a, b):
+        return fpx.gemm(a, b, accumulate=accumulate).astype(np.float32)
+
+    def cols(a, g, step):
+        return a[:, g * step : (g + 1) * step]
+
+    y = np.concatenate([gemm(cols(rows, g, width), cols(kmat, g, og)) for g in range(groups)], 1)
+    dw = np.concatenate(
+        [gemm(cols(rows, g, width).T, cols(grads, g, og)) for g in range(groups)], 1
+    )
+
+    def read(b, h, o, flipped):  # dy at the output that reads x[h] through offset k-1-flipped
+        index = []
+        for hi, f, (_, k, s, d), (lo, _), m in zip(h, flipped, geometry, pads, out, strict=True):
+            t = hi + lo - (k - 1 - f) * d
+            if t % s or not 0 <= t // s < m:
+                return 0.0
+            index.append(t // s)
+        return dy[(b, *index, o)]
+
+    inputs = list(itertools.product(*(range(m) for m in spatial)))
+    dx = []
+    for g in range(groups):
+        outputs = range(g * og, (g + 1) * og)
+        drows = np.array(
+            [
+                [read(b, h, o, f) for o in outputs for f in offsets]
+                for b in range(n)
+                for h in inputs
+            ],
+            np.float32,
+        )
+        turned = [tuple(k - 1 - fi for k, fi in zip(kernel, f, strict=True)) for f in offsets]
+        dk = np.array([[w[(*t, c, o)] for c in range(cg)] for o in outputs for t in turned],
+                      np.float32)  # fmt: skip
+        dx.append(gemm(drows, dk))
+    dw = np.moveaxis(dw.reshape(cg, *kernel, out_c), 0, -2)  # rows (c, offsets): as the kernel
+    return y.reshape(n, *out, out_c), np.concatenate(dx, axis=1).reshape(x.shape), dw
+
+
+@pytest.mark.parametrize(
+    ("layer_kind", "data_format", "strides", "padding", "dilation", "groups"),
+    [
+        ("Conv2D", "channels_last", 1, "valid", 1, 1),
+        ("Conv2D", "channels_last", 2, "same", 1, 2),
+        ("Conv2D", "channels_first", 1, "same", 2, 1),
+        ("Conv1D", "channels_last", 2, "same", 1, 1),
+        ("Conv3D", "channels_last", 1, "valid", 1, 1),
+    ],
+)
+def test_a_conv_step_sums_its_gemms_with_the_accumulator_model(
+    keras, layer_kind, data_format, strides, padding, dilation, groups
+):
+    """Hopper's FP8 accumulator on a convolution's three GEMMs, against the GEMMs built
+    from the convolution's definition (bfloat16 operands: values that stay as they are)."""
+    policy = FormatPolicy("bfloat16", "bfloat16", accumulate="h100_fp8")
+    rank = {"Conv1D": 1, "Conv2D": 2, "Conv3D": 3}[layer_kind]
+    rng = np.random.default_rng(4)
+    n, size, cin, out_c = 2, 5 if rank < 3 else 4, 4, 6
+    spread = rng.integers(-6, 7, (n, *(size,) * rank, cin)).astype(np.float32)
+    x = fpx.round_to(rng.standard_normal(spread.shape) * 2.0**spread, "bfloat16").astype(np.float32)
+    w = fpx.round_to(rng.standard_normal((*(3,) * rank, cin // groups, out_c)) * 0.25,
+                     "bfloat16").astype(np.float32)  # fmt: skip
+    layer = getattr(keras.layers, layer_kind)(out_c, 3, strides=strides, padding=padding,
+                                              dilation_rate=dilation, groups=groups,
+                                              data_format=data_format, use_bias=False)  # fmt: skip
+    first = data_format == "channels_first"
+
+    def to_layout(a):
+        return np.ascontiguousarray(np.moveaxis(a, -1, 1)) if first else a
+
+    model = emulate(keras.Sequential([keras.Input(to_layout(x).shape[1:]), layer]), policy)
+    assert "sums in float32" not in str(model.fpexplore_report)
+    layer.kernel.assign(w)
+    out_shape = np.asarray(model(to_layout(x))).shape
+    out_last = (out_shape[0], *out_shape[2:], out_shape[1]) if first else out_shape
+    t = fpx.round_to(rng.standard_normal(out_last), "bfloat16").astype(np.float32)
+    y, dx, kernel = _step(keras, model, layer, to_layout(x), to_layout(t))
+    dy = fpx.round_to(t / np.float32(n), "bfloat16").astype(np.float32)
+    y_ref, dx_ref, dw = _conv_gemm_oracle(x, w, dy, (strides,) * rank, padding, (dilation,) * rank,
+                                          groups, "h100_fp8")  # fmt: skip
+    np.testing.assert_array_equal(y, to_layout(y_ref))
+    np.testing.assert_array_equal(dx, to_layout(dx_ref))
+    np.testing.assert_array_equal(kernel, (w - LR * dw).astype(np.float32))
+    exact = _conv_gemm_oracle(x, w, dy, (strides,) * rank, padding, (dilation,) * rank, groups,
+                              fpx.Accumulator(group=1, bits=27))[0]  # fmt: skip
+    assert not np.array_equal(y_ref, exact)  # the 13-bit accumulator dropped bits here

@@ -35,7 +35,7 @@ is not, after the table):
                          power-of-two scales rounded up (``rceil``: no element saturates;
                          E8M0 scales, whose powers of two are float32's from 2**-127 to
                          2**127), Hopper's FP8 accumulation promoted to float32 every 128
-                         products (``accumulate="h100_fp8_promoted"``, Dense and EinsumDense)
+                         products (``accumulate="h100_fp8_promoted"``, every GEMM)
 ``mxfp8``                MXFP8 pretraining (arXiv 2506.08027) and Transformer Engine's
                          ``MXFP8BlockScaling``: E4M3 for every tensor, 1x32 blocks along each
                          GEMM's summed axis (row-wise and column-wise copies, each from the
@@ -55,8 +55,8 @@ is not, after the table):
 
 What is emulated: the formats, scales, block shapes, rounding modes, Hadamard
 transforms of every Dense, EinsumDense and Conv1D/2D/3D layer's three GEMMs and
-(``deepseek_v3``) the accumulation of every Dense and EinsumDense layer's, bit for
-bit, and which layers stay in higher precision; convolutions sum in float32. What is not:
+(``deepseek_v3``) the accumulation of each of those GEMMs (a convolution's as
+patches), bit for bit, and which layers stay in higher precision. What is not:
 the recipes' choices of layers beyond that (the NVFP4 paper kept about 15% of a
 62-block model in BF16, the first 2 and last 8 blocks: pass ``emulate(...,
 overrides={"first:2": None, "last:8": None})`` for a model of that depth, where
@@ -199,8 +199,8 @@ _DOCS = {
     "Transformer Engine's Float8BlockScaling. Emulated: E4M3 for "
     "all three GEMMs, activations and gradients in 1x128 tiles, weights in 128x128 blocks, "
     "power-of-two scales rounded up (rceil), and Hopper's FP8 accumulation promoted to float32 "
-    "every 128 products (accumulate='h100_fp8_promoted'; the GEMMs of Dense and EinsumDense "
-    "layers: convolutions sum in float32). Not emulated: the embedding, output head, MoE "
+    "every 128 products (accumulate='h100_fp8_promoted', on every GEMM, a convolution's as "
+    "patches). Not emulated: the embedding, output head, MoE "
     "gating, norms and attention that DeepSeek-V3 keeps in BF16 (float32 here unless they are "
     "Dense layers you exclude), BF16 storage between GEMMs.",
     "nvfp4_no_hadamard": "The nvfp4 ablation without the Hadamard transform (arXiv "
