@@ -14,15 +14,13 @@ Axes = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
 second (x: fprop, wgrad; w: fprop, dgrad; dY: dgrad, wgrad)."""
 
 
-def _expand(term: str, ndim: int) -> list[str] | None:
-    """An einsum term's labels, one per axis, its ellipsis as ``"0"``, ``"1"``... (None
-    for a repeated letter: a diagonal)."""
-    if "..." in term:
-        head, tail = term.split("...")
-        term_axes = [*head, *(str(i) for i in range(ndim - len(head) - len(tail))), *tail]
-    else:
-        term_axes = list(term)
-    return term_axes if len(set(term_axes)) == len(term_axes) else None
+def _labels(term: str, ndim: int) -> list[str]:
+    """An einsum term's labels, one per axis of its operand of ``ndim`` axes, its
+    ellipsis as ``"0"``, ``"1"``..."""
+    if "..." not in term:
+        return list(term)
+    head, tail = term.split("...")  # the ellipsis stands for any number of axes
+    return [*head, *(str(i) for i in range(ndim - len(head) - len(tail))), *tail]
 
 
 def einsum_matrices(equation: str, ndims: tuple[int, int, int]) -> Matrices | None:
@@ -30,13 +28,13 @@ def einsum_matrices(equation: str, ndims: tuple[int, int, int]) -> Matrices | No
     rows the letters of x alone, summed those of x and the kernel, columns those of
     the kernel alone, each in its operand's order; None for an equation that is no
     single GEMM (a letter of x, the kernel and the output alike, a letter summed in
-    one operand alone, an ellipsis in the kernel)."""
+    one operand alone, a repeated letter, an ellipsis in the kernel)."""
     operands, output = equation.replace(" ", "").split("->")
     left, right = operands.split(",")
     if "..." in right:
         return None
-    x, w, y = _expand(left, ndims[0]), _expand(right, ndims[1]), _expand(output, ndims[2])
-    if x is None or w is None or y is None:
+    x, w, y = (_labels(t, n) for t, n in zip((left, right, output), ndims, strict=True))
+    if any(len(set(labels)) < len(labels) for labels in (x, w, y)):  # a diagonal
         return None
     summed = [c for c in x if c in w and c not in y]
     rows = [c for c in x if c not in w]
@@ -63,10 +61,7 @@ def letters_axes(equation: str, ndims: tuple[int, int, int]) -> Axes:
     terms = (left, right, output)
 
     def axis(term: str, letter: str, ndim: int) -> int:
-        if "..." not in term:
-            return term.index(letter)
-        head, tail = term.split("...")  # the ellipsis stands for any number of axes
-        return head.index(letter) if letter in head else ndim - len(tail) + tail.index(letter)
+        return _labels(term, ndim).index(letter)
 
     def summed(a: int, b: int, c: int, fallback: tuple[int, int]) -> tuple[int, int]:
         letters = [ch for ch in terms[a] if ch in terms[b] and ch not in terms[c] and ch != "."]

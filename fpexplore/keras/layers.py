@@ -264,22 +264,18 @@ def emulate_layer(layer: Any, policy: FormatPolicy, seed: int) -> FormatState:
             return keras.ops.matmul(a, b)
         return keras.ops.einsum(layer.equation, a, b)
 
-    def axes_of(inputs: Any) -> Axes:
+    def plan_of(inputs: Any) -> Plan:
+        """The roles' summed axes and the GEMM's matrices, for inputs of this rank."""
         rank = len(inputs.shape)
         if kind == "dense":  # the tokens (or the batch) next to the features
-            return (rank - 1, max(rank - 2, 0)), (0, 1), (rank - 1, max(rank - 2, 0))
-        out = len(layer.compute_output_shape(inputs.shape))
-        return letters_axes(layer.equation, (rank, len(layer.kernel.shape), out))
-
-    def matrices_of(inputs: Any) -> Matrices | None:
-        rank = len(inputs.shape)
-        if kind == "dense":
-            return Matrices.dense(rank)
-        out = len(layer.compute_output_shape(inputs.shape))
-        return einsum_matrices(layer.equation, (rank, len(layer.kernel.shape), out))
+            axes = (rank - 1, max(rank - 2, 0)), (0, 1), (rank - 1, max(rank - 2, 0))
+            return emulation.plan(axes, matrices=Matrices.dense(rank))
+        ndims = (rank, len(layer.kernel.shape), len(layer.compute_output_shape(inputs.shape)))
+        return emulation.plan(letters_axes(layer.equation, ndims),
+                              matrices=einsum_matrices(layer.equation, ndims))  # fmt: skip
 
     def dense_steps(inputs: Any) -> Any:
-        plan = emulation.plan(axes_of(inputs), matrices=matrices_of(inputs))
+        plan = plan_of(inputs)
         x = emulation.product(op, inputs, layer.kernel, plan)
         if layer.bias is not None:
             x = keras.ops.add(x, layer.bias)

@@ -73,56 +73,42 @@ class Convolution:
         stacked = jnp.stack(pieces, axis=-1)  # (N, *out, C, offsets)
         return stacked.reshape(n * int(np.prod(out)), channels * len(pieces))
 
-    def _kernel(self, w: Any) -> Any:
-        """The kernel ``(*k, C/groups, O)`` as ``(C/groups * prod(k), O)``, channel first."""
-        moved = jnp.moveaxis(w, -2, 0)
-        return moved.reshape(-1, w.shape[-1])
-
-    def _per_group(self, rows: Any, columns: Any, accumulate: Any) -> Any:
-        """``rows @ columns`` group by group (each group's slice of both), side by side."""
-        g = self.groups
-        step_r, step_c = rows.shape[1] // g, columns.shape[1] // g
+    def _per_group(self, rows: Any, columns: Any, accumulate: Any, *, across: bool = False) -> Any:
+        """Group ``i``'s slice of the columns of ``rows`` times its slice of the columns
+        of ``columns``, the groups side by side; ``across``: the slice of ``rows``
+        transposed (``Pᵀ dY``)."""
+        step_r, step_c = rows.shape[1] // self.groups, columns.shape[1] // self.groups
         parts = []
-        for i in range(g):
+        for i in range(self.groups):
             left = rows[:, i * step_r : (i + 1) * step_r]
-            right = columns if g == 1 else columns[:, i * step_c : (i + 1) * step_c]
-            parts.append(fpx_jax.gemm(left, right, accumulate=accumulate))
-        return parts[0] if g == 1 else jnp.concatenate(parts, axis=1)
+            right = columns[:, i * step_c : (i + 1) * step_c]
+            parts.append(fpx_jax.gemm(left.T if across else left, right, accumulate=accumulate))
+        return jnp.concatenate(parts, axis=1)
+
+    def _input_patches(self, x: Any, kernel: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
+        """The patches of ``x`` (the layer's layout) and the output's spatial shape."""
+        a = self._last(x)
+        spatial = a.shape[1:-1]
+        pads = self._pads(spatial, kernel)
+        geometry = zip(spatial, kernel, pads, self.strides, self.dilation, strict=True)
+        out = tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, (lo, hi), s, d in geometry)
+        padded = jnp.pad(a, [(0, 0), *pads, (0, 0)])
+        return self._patches(padded, kernel, self.strides, self.dilation, out), out
 
     def fprop(self, x: Any, w: Any, accumulate: Any) -> Any:
         """``y``, summed by the accumulator model ``accumulate``."""
-        a = self._last(x)
-        spatial, kernel = a.shape[1:-1], w.shape[: self.rank]
-        pads = self._pads(spatial, kernel)
-        padded = jnp.pad(a, [(0, 0), *pads, (0, 0)])
-        out = self._out(spatial, kernel, pads)
-        rows = self._patches(padded, kernel, self.strides, self.dilation, out)
-        y = self._per_group(rows, self._kernel(w), accumulate)
-        return self._back(y.reshape(a.shape[0], *out, w.shape[-1]))
-
-    def _out(self, spatial: Any, kernel: Any, pads: Any) -> tuple[int, ...]:
-        """The output's spatial shape."""
-        geometry = zip(spatial, kernel, pads, self.strides, self.dilation, strict=True)
-        return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, k, (lo, hi), s, d in geometry)
+        rows, out = self._input_patches(x, w.shape[: self.rank])
+        kernel = jnp.moveaxis(w, -2, 0).reshape(-1, w.shape[-1])  # (C/g * prod(k), O)
+        y = self._per_group(rows, kernel, accumulate)
+        return self._back(y.reshape(x.shape[0], *out, w.shape[-1]))
 
     def wgrad(self, x: Any, dy: Any, w_shape: tuple[int, ...], accumulate: Any) -> Any:
         """``dW = P(x)ᵀ dY``, in the kernel's layout."""
-        a, g = self._last(x), self._last(dy)
-        spatial, kernel = a.shape[1:-1], tuple(w_shape[: self.rank])
-        pads = self._pads(spatial, kernel)
-        padded = jnp.pad(a, [(0, 0), *pads, (0, 0)])
-        out = g.shape[1:-1]
-        rows = self._patches(padded, kernel, self.strides, self.dilation, out)
-        grads = g.reshape(-1, g.shape[-1])
-        step_r, step_c = rows.shape[1] // self.groups, grads.shape[1] // self.groups
-        parts = [
-            fpx_jax.gemm(rows[:, i * step_r : (i + 1) * step_r].T,
-                         grads[:, i * step_c : (i + 1) * step_c], accumulate=accumulate)
-            for i in range(self.groups)
-        ]  # fmt: skip
-        dw = jnp.concatenate(parts, axis=1)  # (C/g * prod(k), O)
-        cin = w_shape[-2]
-        return jnp.moveaxis(dw.reshape(cin, *kernel, w_shape[-1]), 0, -2)
+        kernel = tuple(w_shape[: self.rank])
+        rows, _ = self._input_patches(x, kernel)
+        g = self._last(dy)
+        dw = self._per_group(rows, g.reshape(-1, g.shape[-1]), accumulate, across=True)
+        return jnp.moveaxis(dw.reshape(w_shape[-2], *kernel, w_shape[-1]), 0, -2)
 
     def dgrad(self, dy: Any, w: Any, x_shape: tuple[int, ...], accumulate: Any) -> Any:
         """``dX``: a stride-1 convolution of dY, spread by the strides and padded, with
@@ -140,15 +126,9 @@ class Convolution:
         padded = lax.pad(g, np.zeros((), g.dtype), [(0, 0, 0), *spread, (0, 0, 0)])
         rows = self._patches(padded, kernel, (1,) * self.rank, self.dilation, shape)
         flipped = w[tuple(slice(None, None, -1) for _ in range(self.rank))]  # (*k, C/g, O)
-        groups, cin, cout = self.groups, w.shape[-2], w.shape[-1]
-        step, offsets = cout // groups, int(np.prod(kernel))
-        parts = []
-        for i in range(groups):
-            # rows (o, offsets) of group i's output channels; columns its input channels
-            left = rows[:, i * step * offsets : (i + 1) * step * offsets]
-            part = flipped[..., i * step : (i + 1) * step]  # (*k, C/g, O/g)
-            right = jnp.moveaxis(part, -1, 0)  # (O/g, *k, C/g)
-            right = right.reshape(-1, cin)
-            parts.append(fpx_jax.gemm(left, right, accumulate=accumulate))
-        dx = parts[0] if groups == 1 else jnp.concatenate(parts, axis=1)
-        return self._back(dx.reshape(g.shape[0], *shape, cin * groups))
+        cin, cout = w.shape[-2], w.shape[-1]
+        # (O/g * prod(k), C): group i's rows (o, offsets), its input channels side by side
+        by_group = flipped.reshape(*kernel, cin, self.groups, cout // self.groups)
+        turned = jnp.moveaxis(by_group, (-1, -3), (0, -1)).reshape(-1, self.groups * cin)
+        dx = self._per_group(rows, turned, accumulate)
+        return self._back(dx.reshape(g.shape[0], *shape, cin * self.groups))
