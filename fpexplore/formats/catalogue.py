@@ -171,7 +171,6 @@ def custom_format_notice(spec: object) -> str:
     key = _ALIASES.get(key, key)
     if key in FORMATS or key in _IEEE_NAMED or not _CUSTOM.fullmatch(key):
         return ""
-    hint = suggest_formats(spec)
     try:
         params = get_format(key).params
     except ValueError:  # no such eXmY format: get_format says why where it is used
@@ -179,6 +178,8 @@ def custom_format_notice(spec: object) -> str:
     same = [name for name in (*FORMATS, *_IEEE_NAMED) if get_format(name).params == params]
     if same:  # the same values under another name (e5m10: float16)
         hint = f"it has {same[0]}'s values: did you mean {same[0]}?"
+    else:
+        hint = suggest_formats(spec)
     return f"custom format {spec.strip()} (not in the catalogue)" + (f"; {hint}" if hint else "")
 
 
