@@ -179,8 +179,30 @@ def custom_format_notice(spec: object) -> str:
     if same:  # the same values under another name (e5m10: float16)
         hint = f"it has {same[0]}'s values: did you mean {same[0]}?"
     else:
-        hint = suggest_formats(spec)
+        hint = suggest_formats(spec) or _nearest_bits(params)
     return f"custom format {spec.strip()} (not in the catalogue)" + (f"; {hint}" if hint else "")
+
+
+def _nearest_bits(params: tuple[object, ...] | None) -> str:
+    """A clause naming the catalogue formats nearest in exponent and mantissa bits
+    (three names at most; ``""`` for parameters that make no format): what a custom
+    name no catalogue name resembles may have meant (e7m7: bfloat16, e8m7).
+
+    >>> _nearest_bits(get_format("e7m7").params)
+    'the nearest catalogue format: bfloat16 (e8m7)'
+    """
+    if params is None:
+        return ""
+    bits = (int(str(params[0])), int(str(params[1])))
+    best: dict[tuple[int, int], str] = {}  # one name for each (exponent, mantissa) bits
+    for name in FORMATS:
+        fmt = FORMATS[name]
+        best.setdefault((fmt.exponent_bits, fmt.mantissa_bits), name)
+    distance = {k: abs(k[0] - bits[0]) + abs(k[1] - bits[1]) for k in best}
+    nearest = min(distance.values())
+    names = [f"{best[k]} (e{k[0]}m{k[1]})" for k in sorted(best) if distance[k] == nearest][:3]
+    plural = "s" if len(names) > 1 else ""
+    return f"the nearest catalogue format{plural}: {' or '.join(names)}"
 
 
 def warn_custom_format(spec: object, stacklevel: int = 3) -> None:

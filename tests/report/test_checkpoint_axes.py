@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -165,6 +167,33 @@ def test_a_custom_name_of_a_catalogue_format_s_values_names_that_format() -> Non
     assert "values" not in custom_format_notice("e4m4")  # no format has its values
     with pytest.warns(UserWarning, match="float16's values"):
         fpx.round_to([1.1], "e5m10")
+
+
+@pytest.mark.parametrize("e", range(1, 12))
+@pytest.mark.parametrize("m", range(0, 12))
+def test_every_custom_name_names_a_catalogue_format(e: int, m: int) -> None:
+    """Each eXmY name outside the catalogue names at least one catalogue format, those
+    nearest in bits where no name resembles it (e7m7: bfloat16, one exponent bit more)."""
+    from fpexplore.formats import custom_format_notice
+
+    name = f"e{e}m{m}"
+    notice = custom_format_notice(name)
+    try:
+        fpx.get_format(name)
+    except ValueError:  # no such format (e1m4): get_format says why where it is used
+        return
+    if not notice:  # a catalogue alias (e4m3, e5m2...)
+        return
+    assert notice.startswith(f"custom format {name} (not in the catalogue); ")
+    words = re.findall(r"[a-z0-9_]+", notice.split("; ", 1)[1])
+    assert set(words) & {*fpx.format_names(), "float8_e3m4", "float8_e4m3"}, notice
+
+
+def test_the_nearest_formats_in_bits() -> None:
+    from fpexplore.formats import custom_format_notice
+
+    assert custom_format_notice("e7m7").endswith("the nearest catalogue format: bfloat16 (e8m7)")
+    assert custom_format_notice("e6m9").endswith("the nearest catalogue format: float16 (e5m10)")
 
 
 def test_the_heatmap_shows_the_worst_tensors_of_a_large_report() -> None:
