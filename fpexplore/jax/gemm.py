@@ -23,6 +23,14 @@ vectorize an integer one; and the group's sum is held apart from its rounding
 the rounding's uses. The promotion into float32 is a float32 addition (XLA's CPU
 flushes a result below float32's normal range to zero there).
 
+Infinities and NaNs take no part in the integer sums (they count as float32's
+largest finite magnitude there); a group with one among its inputs (a finite
+group pays only that test, a ``lax.cond``) also counts, from the inputs' classes,
+whether any of its products is NaN (a NaN input, ``inf * 0``), +inf or -inf, and
+its sum is then IEEE's: NaN where a product or ``c`` is NaN or infinities of both
+signs meet, else the infinity's. A finite sum beyond float32's range is an
+infinity too, and stays one.
+
 Examples
 --------
 >>> import jax, jax.numpy as jnp
@@ -46,6 +54,7 @@ from ._bits import INF, MAGNITUDE, SIGN, decompose, i32, leading_bit, shift_righ
 __all__ = ["gemm"]
 
 _LOW = -(2**20)  # the exponent of a zero term: below every other
+_NAN = 0x7FC0_0000  # float32 bits of a quiet NaN
 
 
 def gemm(a: Any, b: Any, *, accumulate: str | Accumulator = "float32") -> Any:
@@ -160,6 +169,70 @@ def _round_sum(total: Any, cut: Any, acc: Accumulator) -> Any:
     return jnp.where(count == 0, u32(0), bits | jnp.where(negative, u32(SIGN), u32(0)))
 
 
+def _non_finite(a_bits: Any, b_bits: Any) -> tuple[Any, Any, Any]:
+    """Whether any of the group's products is NaN, +inf or -inf: three bool arrays
+    of shape (rows, columns), from the float32 bits of the row operand (rows,
+    group) and of the column operand (columns, group); all False, without the
+    counting, where the group's inputs are all finite."""
+    m, n = a_bits.shape[0], b_bits.shape[0]
+
+    def classes(bits: Any) -> tuple[Any, ...]:
+        """float32 0/1 of NaN, +inf, -inf, 0, finite > 0 and finite < 0."""
+        magnitude = bits & u32(MAGNITUDE)
+        negative = bits >= u32(SIGN)
+        finite = (magnitude < u32(INF)) & (magnitude != 0)
+        return tuple(
+            v.astype(jnp.float32)
+            for v in (
+                magnitude > u32(INF),
+                (magnitude == u32(INF)) & ~negative,
+                (magnitude == u32(INF)) & negative,
+                magnitude == 0,
+                finite & ~negative,
+                finite & negative,
+            )
+        )
+
+    def count(x: list, y: list) -> Any:
+        """Per (row, column): how many products pair an x[i] with a y[i] (exact)."""
+        return lax.dot_general(
+            jnp.concatenate(x, axis=1),
+            jnp.concatenate(y, axis=1),
+            (((1,), (1,)), ((), ())),
+            precision=lax.Precision.HIGHEST,
+        )
+
+    def counted() -> tuple[Any, Any, Any]:
+        a_nan, a_up_inf, a_down_inf, a_zero, a_up, a_down = classes(a_bits)
+        b_nan, b_up_inf, b_down_inf, b_zero, b_up, b_down = classes(b_bits)
+        nan = count([a_up_inf + a_down_inf, a_zero], [b_zero, b_up_inf + b_down_inf])
+        nan = nan + jnp.sum(a_nan, axis=1)[:, None] + jnp.sum(b_nan, axis=1)[None, :]
+        b_above, b_below = b_up + b_up_inf, b_down + b_down_inf  # b > 0, b < 0
+        a_all = [a_up_inf, a_down_inf, a_up, a_down]
+        up = count(a_all, [b_above, b_below, b_up_inf, b_down_inf])
+        down = count(a_all, [b_below, b_above, b_down_inf, b_up_inf])
+        return nan > 0, up > 0, down > 0
+
+    def none() -> tuple[Any, Any, Any]:
+        return (jnp.zeros((m, n), bool),) * 3
+
+    special = jnp.any((a_bits & u32(MAGNITUDE)) >= u32(INF))
+    special = special | jnp.any((b_bits & u32(MAGNITUDE)) >= u32(INF))
+    return lax.cond(special, counted, none)
+
+
+def _ieee(new: Any, c: Any, products: tuple[Any, Any, Any]) -> Any:
+    """The group's sum ``new`` (float32 bits) where the running sum ``c`` and the
+    group's products are finite; IEEE's NaN or infinity where they are not."""
+    nan, up, down = products
+    magnitude = c & u32(MAGNITUDE)
+    up = up | (c == u32(INF))
+    down = down | (c == u32(INF | SIGN))
+    nan = nan | (magnitude > u32(INF)) | (up & down)
+    new = jnp.where(up, u32(INF), jnp.where(down, u32(INF | SIGN), new))
+    return jnp.where(nan, u32(_NAN), new)
+
+
 @partial(jax.jit, static_argnames=("acc",))
 def _gemm(a: Any, b: Any, *, acc: Accumulator) -> Any:
     m, k = a.shape
@@ -179,7 +252,7 @@ def _gemm(a: Any, b: Any, *, acc: Accumulator) -> Any:
     def step(carry: Any, x: Any) -> Any:
         c, total, i = carry
         a = tuple(v[:, None, :] for v in x[:4])
-        b = tuple(v[None, :, :] for v in x[4:])
+        b = tuple(v[None, :, :] for v in x[4:8])
         exponents = a[2].astype(jnp.float32) + b[2].astype(jnp.float32)  # exact
         c_sig, c_e = decompose(jnp.minimum(c & u32(MAGNITUDE), u32(INF - 1)))
         c_model = jnp.where(c_sig == 0, _LOW, jnp.maximum(c_e, INPUT_EMIN))
@@ -189,7 +262,7 @@ def _gemm(a: Any, b: Any, *, acc: Accumulator) -> Any:
         sums = _terms(a, b, cut, acc.alignment) + jnp.where(c >= u32(SIGN), -c_term, c_term)
         sums, cut = lax.optimization_barrier((sums, cut))
         new = _round_sum(sums, cut, acc)
-        new = jnp.where((c & u32(MAGNITUDE)) == u32(INF), c, new)  # an overflow stays
+        new = _ieee(new, c, _non_finite(*x[8:]))  # an overflow stays
         if every:
             promote = (i + 1) % every == 0
             as_float = lax.bitcast_convert_type(new, jnp.float32)
@@ -198,6 +271,8 @@ def _gemm(a: Any, b: Any, *, acc: Accumulator) -> Any:
         return (new, total, i + 1), None
 
     start = (jnp.zeros((m, n), jnp.uint32), jnp.zeros((m, n), jnp.float32), jnp.int32(0))
-    (c, total, _), _ = lax.scan(step, start, a_parts + b_parts)
+    raw = (a_bits.reshape(m, groups, g).transpose(1, 0, 2),
+           b_bits.reshape(n, groups, g).transpose(1, 0, 2))  # fmt: skip
+    (c, total, _), _ = lax.scan(step, start, a_parts + b_parts + raw)
     out = lax.bitcast_convert_type(c, jnp.float32)
     return total + out if every else out

@@ -122,3 +122,58 @@ def test_bad_input() -> None:
         fjax.hadamard(np.ones(24, np.float32), 16)
     with pytest.raises(ValueError, match="accumulate must be"):
         fjax.gemm(np.ones((2, 2)), np.ones((2, 2)), accumulate="b300")
+
+
+def _assert_same_bits(got: object, want: np.ndarray) -> None:
+    """Bit for bit, NaN payloads aside: the same NaNs, the same bits elsewhere."""
+    got = np.asarray(got)
+    assert got.dtype == want.dtype == np.float32 and got.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    keep = ~np.isnan(want)
+    np.testing.assert_array_equal(got.view(np.uint32)[keep], want.view(np.uint32)[keep])
+
+
+SPECIAL_MODELS = ["h100_fp8", "h100_fp8_promoted", CUSTOM, fpx.Accumulator(group=1, bits=27)]
+
+
+@pytest.mark.parametrize("acc", SPECIAL_MODELS, ids=_model_id)
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ([[np.inf, 1]], [[1], [1]]),
+        ([[np.nan, 1]], [[1], [1]]),
+        ([[np.inf, 1]], [[0], [1]]),
+        ([[-np.inf, np.inf]], [[1], [1]]),
+        ([[-np.inf, 2]], [[-1], [np.inf]]),
+        ([[3e38, 3e38]], [[2], [2]]),  # a finite sum beyond float32's range
+        ([[3e38]], [[3e38]]),
+        ([[3e38, -3e38]], [[2], [2]]),
+    ],
+)
+def test_gemm_ieee_specials(acc: object, a: list, b: list) -> None:
+    a, b = np.array(a, np.float32), np.array(b, np.float32)
+    want = fpx.gemm(a, b, accumulate=acc)
+    _assert_same_bits(fjax.gemm(a, b, accumulate=acc), want)
+    _assert_same_bits(jax.jit(lambda x, y: fjax.gemm(x, y, accumulate=acc))(a, b), want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("acc", SPECIAL_MODELS, ids=_model_id)
+def test_gemm_inf_nan_anywhere(acc: object, seed: int) -> None:
+    """inf, -inf, NaN and zeros in random places (within a group, across groups,
+    across promotions), and sums that overflow: numpy's IEEE results."""
+    rng = np.random.default_rng(seed)
+    m, k, n = 7, 300, 6
+    a = rng.standard_normal((m, k)) * np.exp(2 * rng.standard_normal((m, k)))
+    b = rng.standard_normal((k, n))
+    a[m - 1] = 3e38 * np.sign(a[m - 1])  # row of huge values: overflows mid-sum
+    for x in (a, b):
+        for value, count in ((np.inf, 3), (-np.inf, 3), (np.nan, 1), (0.0, 40)):
+            rows = rng.integers(0, x.shape[0], count)
+            cols = rng.integers(0, x.shape[1], count)
+            x[rows, cols] = value
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):  # numpy's last promotion warns
+        want = fpx.gemm(a, b, accumulate=acc)
+    assert np.isfinite(want).any() and np.isinf(want).any() and np.isnan(want).any()
+    _assert_same_bits(jax.jit(lambda x, y: fjax.gemm(x, y, accumulate=acc))(a, b), want)
