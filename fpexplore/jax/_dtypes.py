@@ -22,6 +22,8 @@ instead (x.astype(jnp.float32))
 
 from __future__ import annotations
 
+import numbers
+from decimal import Decimal
 from typing import Any
 
 import jax.numpy as jnp
@@ -57,6 +59,14 @@ def as_array(x: Any) -> Any:
     if isinstance(x, np.ndarray) and not x.dtype.isnative:
         x = x.astype(x.dtype.newbyteorder("="))
     return jnp.asarray(x)
+
+
+def is_number(value: Any) -> bool:
+    """A number the numpy functions take exactly and check (Python, Decimal, numpy
+    scalar, 0-d numpy array), where a JAX value, maybe traced, cannot be checked."""
+    return isinstance(value, numbers.Number | Decimal | np.generic) or (
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu"
+    )
 
 
 def _smallest_exponent(fmt: Format) -> int:

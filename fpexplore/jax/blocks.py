@@ -39,10 +39,11 @@ import numpy as np
 
 from ..exact import check_rounding
 from ..scaling.block_formats import BlockFormat, get_block_format
+from ..scaling.per_tensor import check_amax
 from ..scaling.tiles import block_layout, check_scale_rule
 from ._bits import INF, MAGNITUDE, SIGN, compose, decompose, u32
 from ._block_scales import float32_scaled_values, pow2_exponent
-from ._dtypes import as_array, from_float32_bits, input_dtype, to_float32_bits
+from ._dtypes import as_array, from_float32_bits, input_dtype, is_number, to_float32_bits
 from ._nvfp4 import nvfp4_values
 from ._random import key_words, random_bits
 from ._rounding import round_count
@@ -79,7 +80,9 @@ def quantize_blocks(
     key : jax.random key, optional
     tensor_amax : float or JAX scalar, optional
         NVFP4 only: the amax that the per-tensor scale comes from (default: this
-        array's largest finite magnitude); it may be traced.
+        array's largest finite magnitude); it may be traced. A Python or numpy
+        number must be finite and >= 0, as :func:`fpexplore.quantize_blocks` asks
+        (a traced one is not checked).
 
     Returns
     -------
@@ -107,6 +110,8 @@ def quantize_blocks(
         raise ValueError(
             f"tensor_amax applies to an e4m3 scale's per-tensor scale (nvfp4), not to {spec.name}"
         )
+    if is_number(tensor_amax):  # a traced one cannot be checked
+        check_amax(tensor_amax, "tensor_amax")
     dtype = input_dtype(x)
     array = as_array(x)
     if array.ndim == 0:

@@ -24,8 +24,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
-from decimal import Decimal
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -44,6 +42,7 @@ from ._dtypes import (
     check_fits,
     from_float32_bits,
     input_dtype,
+    is_number,
     to_float32_bits,
 )
 from ._random import key_words, random_bits
@@ -128,13 +127,6 @@ def _scale_bits(amax_bits: Any, fmt_max: float, margin: int, power_of_two: bool)
     return jnp.where((amax_bits == 0) | (amax_bits >= u32(INF)), u32(_ONE), bits)
 
 
-def _is_number(amax: Any) -> bool:
-    """A number the numpy function takes exactly (Python, numpy scalar, 0-d numpy)."""
-    return isinstance(amax, numbers.Number | Decimal | np.generic) or (
-        isinstance(amax, np.ndarray) and amax.ndim == 0 and amax.dtype.kind in "fiu"
-    )
-
-
 def compute_scale(
     amax: Any, fmt: FormatLike, *, margin: int = 0, power_of_two: bool = False
 ) -> Any:  # fmt: skip
@@ -158,7 +150,7 @@ def compute_scale(
     f = get_format(fmt)
     if isinstance(margin, bool) or not isinstance(margin, int):
         raise TypeError(f"margin must be an int, got {margin!r}")
-    if _is_number(amax):
+    if is_number(amax):
         scale = exact_scale(amax, f, margin=margin, power_of_two=power_of_two)
         return jnp.asarray(np.float32(scale))  # a float32 value: exact
     if getattr(amax, "dtype", None) is None:

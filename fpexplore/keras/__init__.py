@@ -67,7 +67,7 @@ def emulate(
     model: Any,
     policy: FormatPolicy | str,
     *,
-    exclude: Iterable[str] | str = (),
+    exclude: Iterable[str] | str | None = (),
     overrides: Mapping[str, FormatPolicy | str | None] | None = None,
 ) -> Any:
     """Make ``model`` predict and train under ``policy``; returns the same model.
@@ -80,13 +80,14 @@ def emulate(
         stored in the format when ``fit``, ``evaluate`` or ``predict`` builds it.
     policy : FormatPolicy or str
         A policy, or the name of one of :data:`PRESETS`.
-    exclude : selectors of layers (or one)
+    exclude : selectors of layers (or one), or None
         Layers to leave in float32, as ``dtype="float32"`` opts one layer out of
         Keras' mixed precision (the weights format still applies to their weights).
         A selector is a layer's name, a glob over the names (``"block_*"``), a layer
         class name (``"Conv2D"``: that class and its subclasses), or a position among
         the layers of an emulated kind in the model's order (``"first:2"``,
-        ``"last:8"``); one that selects nothing is a ValueError.
+        ``"last:8"``; a ``k`` past their number selects them all, ``k`` is at least 1);
+        one that selects nothing is a ValueError. None excludes nothing.
     overrides : mapping or None
         Selectors (as ``exclude``) to the policy those layers compute under instead: a
         :class:`FormatPolicy`, a preset name or None (float32). They come after the
@@ -127,7 +128,10 @@ def emulate(
     """
     from .model import emulate_model
 
-    names = (exclude,) if isinstance(exclude, str) else tuple(exclude)
+    if exclude is None:
+        names: tuple[str, ...] = ()
+    else:
+        names = (exclude,) if isinstance(exclude, str) else tuple(exclude)
     return emulate_model(model, get_policy(policy), exclude=names, overrides=overrides)
 
 

@@ -150,7 +150,7 @@ def emulate_model(
     from .coverage import Coverage, model_layers
     from .einsums import is_one_gemm
     from .layers import emulate_layer, kind_of
-    from .policies.report import EmulationReport
+    from .policies.report import SUMS_IN_FLOAT32, EmulationReport
     from .policies.selection import assign
 
     if not isinstance(model, keras.Model):
@@ -187,7 +187,7 @@ def emulate_model(
                 and kind_of(layer) == "einsum"
                 and not is_one_gemm(layer.equation)
             ):
-                reason += "; sums in float32 (its einsum equation is no single GEMM)"
+                reason += f"; {SUMS_IN_FLOAT32}"
         reasons[id(layer)] = (layer.name, layer_policy if emulated else None, reason)
         return emulated
 

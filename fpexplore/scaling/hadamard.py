@@ -76,6 +76,8 @@ def hadamard_signs(size: int, seed: int = 0) -> np.ndarray:
     """The random sign vector ``s`` (float64 +-1) of the transform of ``size`` and ``seed``."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {int(seed)}")
     return _signs(int(size), int(seed))
 
 
@@ -113,7 +115,7 @@ def hadamard(
     axis : int
         The axis along which consecutive ``size`` elements form a block.
     seed : int
-        Draws the random sign vector ``s`` (:func:`hadamard_signs`).
+        Draws the random sign vector ``s`` (:func:`hadamard_signs`); at least 0.
     inverse : bool
         Apply ``Qᵀ`` (the inverse) instead.
 

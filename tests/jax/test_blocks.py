@@ -173,3 +173,22 @@ def test_bad_keys_are_named_before_tracing() -> None:
     with pytest.raises(ValueError, match="single jax.random key"):
         fjax.quantize_blocks(x, "nvfp4", rounding="stochastic",
                              key=jax.random.split(jax.random.key(0), 2))  # fmt: skip
+
+
+@pytest.mark.parametrize("amax", [-3.0, float("nan"), float("inf"), np.float32(-1.0)])
+def test_a_concrete_bad_tensor_amax_is_refused_as_numpy_refuses_it(amax: object) -> None:
+    x = np.ones((2, 32), np.float32)
+    with pytest.raises(ValueError, match="tensor_amax must be finite and >= 0"):
+        fpx.quantize_blocks(x, "nvfp4", tensor_amax=amax)
+    with pytest.raises(ValueError, match="tensor_amax must be finite and >= 0"):
+        fjax.quantize_blocks(x, "nvfp4", tensor_amax=amax)
+    with pytest.raises(ValueError, match="tensor_amax must be finite and >= 0"):
+        fjax.quantize_blocks(x, "nvfp4", tensor_amax=np.asarray(amax, np.float32))
+
+
+def test_a_traced_tensor_amax_is_left_unchecked() -> None:
+    x = np.ones((2, 32), np.float32)
+    got = jax.jit(lambda v, t: fjax.quantize_blocks(v, "nvfp4", tensor_amax=t))(x, 2.0)
+    want = fpx.quantize_blocks(x, "nvfp4", tensor_amax=2.0).values.astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    fjax.quantize_blocks(x, "nvfp4", tensor_amax=0.0)  # zero is allowed, as in numpy

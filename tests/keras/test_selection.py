@@ -145,3 +145,106 @@ def test_accumulator_models_sum_every_layer_kind_and_the_report_says_so(keras):
     assert report.reason("conv") == "policy deepseek_v3"  # its GEMMs, as patches
     assert report.reason("head") == "policy deepseek_v3"
     assert "accumulate fprop h100_fp8_promoted" in str(report)
+
+
+def test_a_position_past_the_emulated_layers_selects_them_all(keras):
+    """6 emulated layers: ``last:8`` and ``first:8`` select all 6, as ``last:6`` does."""
+    everything = ("conv", "block_0", "block_1", "block_2", "block_3", "head")
+    for selector in ("last:8", "last:7", "last:6", "first:8"):
+        model = emulate(_model(keras), "fp8", overrides={selector: "bfloat16"})
+        report = model.fpexplore_report
+        assert {n for n in everything if report.policy_of(n) == PRESETS["bfloat16"]} == set(
+            everything
+        ), selector
+        model = emulate(_model(keras), "fp8", exclude=[selector])
+        assert model.fpexplore_report.emulated == (), selector
+    model = emulate(_model(keras), "fp8", exclude=["last:2"])
+    assert model.fpexplore_report.emulated == ("conv", "block_0", "block_1", "block_2")
+
+
+@pytest.mark.parametrize("selector", ["first:0", "last:0"])
+def test_a_position_of_no_layers_is_refused_by_name(keras, selector):
+    with pytest.raises(ValueError, match=rf"overrides: {selector!r} selects no .*at least 1"):
+        emulate(_model(keras), "fp8", overrides={selector: "bfloat16"})
+    with pytest.raises(ValueError, match=rf"exclude: {selector!r} selects no layers"):
+        emulate(_model(keras), "fp8", exclude=selector)
+
+
+def test_exclude_none_excludes_nothing(keras):
+    model = emulate(_model(keras), "fp8", exclude=None)
+    plain = emulate(_model(keras), "fp8").fpexplore_report
+    assert model.fpexplore_report.emulated == plain.emulated
+    assert "conv" in plain.emulated
+
+
+@pytest.mark.parametrize(
+    "roles",
+    [
+        {"wgrad.x": OperandSpec("float32", hadamard=16)},
+        {"wgrad.dy": OperandSpec("nvfp4", hadamard=16)},
+        {"wgrad.x": OperandSpec("nvfp4", hadamard=16), "wgrad.dy": OperandSpec("nvfp4")},
+        {"wgrad.x": OperandSpec("nvfp4", hadamard=16), "wgrad.dy": None},
+        {
+            "wgrad.x": OperandSpec("mxfp4", hadamard=16),
+            "wgrad.dy": OperandSpec("e4m3", hadamard=32),
+        },
+    ],
+)
+def test_a_hadamard_transform_on_one_wgrad_operand_or_of_two_sizes_is_refused(roles):
+    with pytest.raises(ValueError, match=r"roles: hadamard must be the same on 'wgrad.x' and"):
+        FormatPolicy(roles=roles)
+
+
+def test_the_nvfp4_presets_keep_one_hadamard_on_both_wgrad_operands():
+    for name in ("nvfp4", "nvfp4_no_sr", "nvfp4_1d_weights", "nvfp4_no_hadamard"):
+        specs = PRESETS[name].role_specs
+        assert specs["wgrad.x"].hadamard == specs["wgrad.dy"].hadamard, name
+    assert PRESETS["nvfp4"].role_spec("wgrad.x").hadamard == 16
+    assert PRESETS["nvfp4_no_hadamard"].role_spec("wgrad.dy").hadamard is None
+    both = OperandSpec("float32", hadamard=16)
+    assert FormatPolicy(roles={"wgrad.x": both, "wgrad.dy": both}).rounds_operands
+
+
+def test_the_footer_says_which_layers_accumulate_with_which_model(keras):
+    model = emulate(_model(keras), "fp8", overrides={"head": "deepseek_v3"})
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer == "  accumulation in float32, except head (h100_fp8_promoted); weights float32"
+    assert "except head (h100_fp8_promoted)" in model.fpexplore_report._repr_html_()
+    model = emulate(_model(keras), "deepseek_v3", exclude="head")
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer == "  accumulation in h100_fp8_promoted, except head (float32); weights float32"
+    model = emulate(_model(keras), "deepseek_v3")
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer.startswith("  accumulation in h100_fp8_promoted; weights")
+    split = FormatPolicy("bfloat16", accumulate={"fprop": "h100_fp8"})
+    model = emulate(_model(keras), "fp8", overrides={"block_*": split})
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer == (
+        "  accumulation in (fprop h100_fp8, dgrad float32, wgrad float32), except conv, head "
+        "(float32); weights float32"
+    )
+    model = emulate(_model(keras), "fp8", overrides={"block_*": split, "first:1": split})
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer.startswith("  accumulation in (fprop h100_fp8, dgrad float32, wgrad float32)")
+    model = emulate(_model(keras), "fp8", overrides={"block_*": "deepseek_v3"})
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer == (
+        "  accumulation in h100_fp8_promoted, except conv, head (float32); weights float32"
+    )
+    dense = [keras.Input((4,))] + [keras.layers.Dense(4, name=f"d{i}") for i in range(9)]
+    model = emulate(keras.Sequential(dense), "fp8", overrides={"last:4": "deepseek_v3"})
+    assert str(model.fpexplore_report).endswith(
+        "accumulation in float32, except d5, d6, d7 and 1 more (h100_fp8_promoted); weights float32"
+    )
+    assert str(emulate(_model(keras), "fp8").fpexplore_report).endswith(
+        "accumulation in float32; weights float32"
+    )
+
+
+def test_an_einsum_of_no_single_gemm_sums_in_float32_in_the_footer(keras):
+    inputs = keras.Input((4, 8))
+    x = keras.layers.EinsumDense("abc,cd->abd", (4, 16), name="ein_gemm")(inputs)
+    x = keras.layers.EinsumDense("abc,bcd->abd", (4, 8), name="ein_batched")(x)
+    model = emulate(keras.Model(inputs, x), FormatPolicy("bfloat16", accumulate="h100_fp8"))
+    footer = str(model.fpexplore_report).splitlines()[-1]
+    assert footer == "  accumulation in float32, except ein_gemm (h100_fp8); weights float32"

@@ -93,3 +93,12 @@ def test_bad_input() -> None:
         hadamard(np.ones(16), 16.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="at least one dimension"):
         hadamard(np.float32(1.0), 1)
+
+
+def test_a_negative_seed_is_named() -> None:
+    with pytest.raises(ValueError, match=r"seed must be an int >= 0, got -1"):
+        hadamard(np.ones(16), 16, seed=-1)
+    with pytest.raises(ValueError, match=r"seed must be an int >= 0, got -5"):
+        hadamard_signs(16, np.int64(-5))
+    with pytest.raises(TypeError, match="seed must be an int"):
+        hadamard(np.ones(16), 16, seed=1.5)  # type: ignore[arg-type]

@@ -21,7 +21,10 @@ from dataclasses import dataclass
 
 from .policy import FormatPolicy
 
-__all__ = ["EmulationReport", "describe"]
+__all__ = ["SUMS_IN_FLOAT32", "EmulationReport", "describe"]
+
+SUMS_IN_FLOAT32 = "sums in float32 (its einsum equation is no single GEMM)"
+"""The reason's note on an einsum layer whose accumulator model cannot apply."""
 
 
 def describe(policy: FormatPolicy) -> str:
@@ -44,6 +47,22 @@ def describe(policy: FormatPolicy) -> str:
             f"{g} {policy.accumulator(g)}" for g in ("fprop", "dgrad", "wgrad")
         )
     return text
+
+
+def _summed(policy: FormatPolicy | None, reason: str) -> str:
+    """How a layer's GEMMs accumulate: one model for all three, or each GEMM's."""
+    if policy is None or SUMS_IN_FLOAT32 in reason:
+        return "float32"
+    models = [str(policy.accumulator(g)) for g in ("fprop", "dgrad", "wgrad")]
+    if len(set(models)) == 1:
+        return models[0]
+    return ", ".join(f"{g} {m}" for g, m in zip(("fprop", "dgrad", "wgrad"), models, strict=True))
+
+
+def _some(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` names, and how many more."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 @dataclass(frozen=True)
@@ -118,9 +137,26 @@ class EmulationReport:
         if self.policy.weights is not None:
             weights += f" ({self.policy.weight_rounding.replace('_', ' ')}"
             weights += ", float32 master copy)" if self.policy.master_weights else ")"
-        accumulate = {self.policy.accumulator(g) for g in ("fprop", "dgrad", "wgrad")}
-        summed = "float32" if accumulate == {"float32"} else "as each layer's policy says"
-        return f"accumulation in {summed}; weights {weights}"
+        return f"accumulation in {self._accumulation()}; weights {weights}"
+
+    def _accumulation(self) -> str:
+        """How the layers' GEMMs sum: the most layers' accumulator, and the others'
+        (``"float32, except head (h100_fp8_promoted)"``)."""
+        groups: dict[str, list[str]] = {}
+        why = {name: (policy, reason) for name, policy, reason in self.reasons}
+        for name, _, done in self.layers:
+            if done is None or (not done and name not in why):
+                continue  # a nested model, or a layer of no GEMM
+            policy, reason = why.get(name, (self.policy, ""))
+            groups.setdefault(_summed(policy if done else None, reason), []).append(name)
+        if not groups:
+            return "float32"
+        base = max(groups, key=lambda label: (len(groups[label]), label == "float32"))
+        others = [f"{_some(names)} ({label})" for label, names in groups.items() if label != base]
+        if not others:
+            return base
+        shown = f"({base})" if "," in base else base  # one model per GEMM: kept together
+        return f"{shown}, except {', '.join(others)}"
 
     def __str__(self) -> str:
         rows = self._rows()

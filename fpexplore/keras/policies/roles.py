@@ -95,7 +95,21 @@ def check_roles(roles: Any) -> FrozenMap | None:
                 "('wgrad.x', 'wgrad.dy'), where it leaves dW unchanged in exact arithmetic"
             )
         checked[role] = spec
+    _check_wgrad_hadamard(checked)
     return FrozenMap({role: checked[role] for role in ROLES if role in checked})
+
+
+def _check_wgrad_hadamard(specs: Mapping[str, OperandSpec | None]) -> None:
+    """Refuse a Hadamard transform on one wgrad operand only, or of two sizes:
+    ``(x Q)ᵀ (dY Q)`` is ``xᵀ dY`` only with the same ``Q`` on both."""
+    sizes = {role: getattr(specs.get(role), "hadamard", None) for role in ("wgrad.x", "wgrad.dy")}
+    if sizes["wgrad.x"] != sizes["wgrad.dy"]:
+        given = ", ".join(f"{role} {size}" for role, size in sizes.items())
+        raise ValueError(
+            f"roles: hadamard must be the same on 'wgrad.x' and 'wgrad.dy' (None on both, "
+            f"or one power of two on both), got {given}: a transform of one operand alone, "
+            "or of two sizes, changes dW"
+        )
 
 
 def _accumulator(value: Any, what: str) -> Any:

@@ -61,9 +61,9 @@ def select(selector: str, layers: list[Any], emulable: list[Any]) -> set[int]:
         raise TypeError(f"a layer selector must be a string, got {selector!r}")
     position = POSITION.match(selector)
     if position is not None:
-        k = int(position.group(2))
+        k = min(int(position.group(2)), len(emulable))  # past the end: all of them
         chosen = emulable[:k] if position.group(1) == "first" else emulable[len(emulable) - k :]
-        return {id(layer) for layer in chosen} if k else set()
+        return {id(layer) for layer in chosen}
     found: set[int] = set()
     for layer in layers:
         classes = {cls.__name__ for cls in type(layer).__mro__}
@@ -74,6 +74,16 @@ def select(selector: str, layers: list[Any], emulable: list[Any]) -> set[int]:
         ):
             found.update(id(inner) for inner in layer._flatten_layers(include_self=True))
     return found
+
+
+def _check_position(selector: Any, what: str) -> None:
+    """Refuse ``first:0`` / ``last:0``, which name no layer of any model."""
+    position = POSITION.match(selector) if isinstance(selector, str) else None
+    if position is not None and int(position.group(2)) == 0:
+        raise ValueError(
+            f"{what}: {selector!r} selects no layers; k in 'first:k' / 'last:k' must be "
+            "at least 1 (a k past the number of emulated layers selects them all)"
+        )
 
 
 def _policy(value: Any, key: str) -> FormatPolicy | None:
@@ -108,6 +118,7 @@ def assign(
     steps += [("exclude", key, None) for key in exclude]
     unknown = []
     for what, key, value in steps:
+        _check_position(key, what)
         hits = select(key, layers, emulable)
         if not hits and what != "policy overrides":
             unknown.append((what, key))
