@@ -236,4 +236,4 @@ def gemm(a: Any, b: Any, *, accumulate: str | Accumulator = "float32") -> np.nda
             if every and (i + 1) % every == 0:
                 total = total + c
                 c = np.zeros_like(c)
-    return total + c if every else c
+        return total + c if every else c
