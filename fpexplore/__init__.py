@@ -72,6 +72,7 @@ _MOVED_MODULES = {
     "scaling.report_rows": "report.routes.rows",
     "scaling.report_stream": "report.routes.stream",
     "scaling.report_wide": "report.routes.wide",
+    "scaling.report_tiles": "report.routes.tiles",
     "scaling.checkpoint": "report.checkpoint",
     "scaling.checkpoint_result": "report.checkpoint_result",
     "scaling.progress": "report.progress",

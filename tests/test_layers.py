@@ -277,6 +277,11 @@ def test_moved_module_paths_still_import() -> None:
         is importlib.import_module("fpexplore.explain").arithmetic.operation_text
     )
 
+    from fpexplore.scaling import report_tiles  # scaling/ -> report/routes/tiles.py
+
+    assert report_tiles is importlib.import_module("fpexplore.report.routes.tiles")
+    assert importlib.import_module("fpexplore.scaling.report_tiles") is report_tiles
+
     from fpexplore.report import chunks, narrow, stats  # moved to report/routes/
 
     assert stats is fpexplore.report.routes.stats and fpexplore.report.narrow is narrow

@@ -45,7 +45,8 @@ format and scaling."""
 
 EPILOG = """\
 PATH: .safetensors (bfloat16 and FP8 too), .npy, .npz, .keras, .weights.h5,
-.onnx (needs onnx), .pt/.pth/.bin (a PyTorch state_dict; needs torch).
+.onnx (needs onnx), .pt/.pth/.bin (a PyTorch state_dict; needs torch), or a
+folder of sharded .safetensors with its *.safetensors.index.json (or that index).
 
 FORMAT: plain formats (e4m3, e5m2, bf16, float16...) give the rows none,
 per_tensor and block (in the MX format of that element type, when there is
@@ -91,7 +92,11 @@ def build_report_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", metavar="PATH", help="the checkpoint file")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="the checkpoint file, or a folder of sharded safetensors (or its *.index.json)",
+    )
     parser.add_argument(
         "-f",
         "--format",

@@ -15,7 +15,10 @@ consumes each initializer and how:
 
 These are the model's weights (``weight=True``); an initializer consumed only by
 other nodes (a bias added, a LayerNorm scale, a constant) is not, and its axis is
-unknown: the report blocks it along its last axis and says which node consumed it.
+unknown: the report blocks it along its last axis and says which node consumed it,
+and whether that node sums over no axis of it (an elementwise or shape op of the
+default domain, :data:`NO_SUM_OPS`) or over an axis not known here (an ``LSTM``, a
+``com.microsoft`` ``FusedMatMul``, any op not listed).
 
 Examples
 --------
@@ -34,7 +37,18 @@ from typing import Any
 
 from .checkpoint import TensorRole
 
-__all__ = ["graph_roles"]
+__all__ = ["NO_SUM_OPS", "graph_roles"]
+
+NO_SUM_OPS = frozenset({
+    "Abs", "Add", "BatchNormalization", "Cast", "CastLike", "Ceil", "Clip", "Concat",
+    "Constant", "Div", "Equal", "Erf", "Exp", "Expand", "Flatten", "Floor", "Gelu",
+    "Greater", "HardSigmoid", "Identity", "InstanceNormalization", "LayerNormalization",
+    "LeakyRelu", "Less", "Log", "Max", "Min", "Mod", "Mul", "Neg", "Pad", "Pow", "PRelu",
+    "Reciprocal", "Relu", "Reshape", "Shape", "Sigmoid", "Sign", "Slice", "Split", "Sqrt",
+    "Squeeze", "Sub", "Tanh", "Tile", "Transpose", "Unsqueeze", "Where",
+})  # fmt: skip
+"""Ops of the default ONNX domain known to sum over no axis of an input: elementwise
+and shape ops (a normalization's scale and bias are multiplied and added)."""
 
 
 def _attribute(node: Any, name: str, default: int) -> int:
@@ -62,6 +76,11 @@ def _summed_axis(node: Any, position: int, ndim: int) -> int | None:
     return None
 
 
+def _sums_over_none(node: Any) -> bool:
+    """Whether ``node`` is known to sum over no axis of its inputs."""
+    return node.domain in ("", "ai.onnx") and node.op_type in NO_SUM_OPS
+
+
 def graph_roles(graph: Any, shapes: dict[str, tuple[int, ...]]) -> dict[str, TensorRole]:
     """Each named tensor's :class:`~fpexplore.io.checkpoint.TensorRole` from the
     nodes of ``graph`` (an ONNX ``GraphProto``) that consume it."""
@@ -78,8 +97,15 @@ def graph_roles(graph: Any, shapes: dict[str, tuple[int, ...]]) -> dict[str, Ten
         if known:
             roles[name] = TensorRole(known[0][0], "graph", True)
             continue
-        ops = sorted({op for _, op in axes})
-        note = (f"consumed by {', '.join(ops)}, which sums over no axis of it" if ops
-                else "consumed by no node of the main graph")  # fmt: skip
+        none = sorted({node.op_type for node, _ in uses if _sums_over_none(node)})
+        unknown = sorted({node.op_type for node, _ in uses if not _sums_over_none(node)})
+        summing_none = f"{', '.join(none)}, which sums over no axis of it"
+        if unknown:
+            note = f"consumed by {', '.join(unknown)}, whose summed axis is not known"
+            note += f" (and by {summing_none})" if none else ""
+        elif none:
+            note = f"consumed by {summing_none}"
+        else:
+            note = "consumed by no node of the main graph"
         roles[name] = TensorRole(None, "", False, note)
     return roles

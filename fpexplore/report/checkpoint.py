@@ -137,7 +137,13 @@ def checkpoint_report(
     scheduler : str, dask.distributed.Client or None
         Run on a dask.distributed cluster (its scheduler's address,
         ``"tcp://host:8786"``, or a ``Client``): one task per tensor, with the
-        same records as the local run. Needs the ``dask`` extra.
+        same records as the local run. Needs the ``dask`` extra. None (the
+        default): dask's configured default, where ``distributed`` is already
+        imported (never imported otherwise): the default ``Client``,
+        ``dask.config``'s ``"scheduler"`` (a ``Client`` or ``"distributed"``) or
+        its ``"scheduler-address"``; a local scheduler configured (``"sync"``,
+        ``"threads"``) or none: the local run. See
+        :mod:`fpexplore.report.distributed`.
     chunk_bytes : int
         Input bytes read at a time: bounds the memory a report needs.
 
@@ -178,6 +184,10 @@ def checkpoint_report(
             f"axis {axis} is out of range for every tensor of {name} (ranks {sorted(ranks)})"
         )
     axes = {key: block_axis(mapping, key, axis) for key in kept}
+    if scheduler is None:
+        from .distributed import default_scheduler
+
+        scheduler = default_scheduler()  # dask's configured default, if distributed is loaded
     if scheduler is not None:
         from .distributed import distributed_records
 

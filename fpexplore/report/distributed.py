@@ -11,6 +11,12 @@ Point it at a running cluster by its scheduler's address, or pass a ``Client``::
 
     report = fpx.checkpoint_report("model/", ["e4m3", "nvfp4"],
                                    scheduler="tcp://10.0.0.5:8786")
+
+With ``scheduler=None``, dask's configured default is used, as dask itself would
+(:func:`default_scheduler`): where ``distributed`` is already imported, the
+default ``Client`` (the last one made), ``dask.config``'s ``"scheduler"`` (a
+``Client``, or ``"distributed"``) or its ``"scheduler-address"``; a local scheduler
+configured (``"sync"``, ``"threads"``...) or none of these: the local run.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import sys
 import warnings
 from typing import Any
 
-__all__ = ["distributed_records"]
+__all__ = ["default_scheduler", "distributed_records"]
 
 CONNECT_TIMEOUT = "10s"
 """How long to try reaching a scheduler given by its address."""
@@ -52,6 +59,35 @@ def _client(scheduler: Any) -> tuple[Any, bool]:
         raise ValueError(
             f"cannot reach the dask scheduler at {scheduler!r}: {type(err).__name__}: {err}"
         ) from None
+
+
+def default_scheduler() -> Any:
+    """dask's configured dask.distributed scheduler (a Client or an address), or None
+    for the local run. Only where ``distributed`` is already imported: it is never
+    imported here, nor dask."""
+    distributed = sys.modules.get("distributed")
+    dask = sys.modules.get("dask")
+    if distributed is None or dask is None:
+        return None
+    configured = dask.config.get("scheduler", None)
+    address = dask.config.get("scheduler-address", None)
+    if configured is not None:
+        if hasattr(configured, "submit") and hasattr(configured, "gather"):
+            return configured
+        if configured not in ("distributed", "dask.distributed"):
+            return None  # a local scheduler chosen: "sync", "threads", "processes"...
+    try:
+        return distributed.default_client()
+    except ValueError:  # no Client made
+        if address:
+            return address
+        if configured is not None:
+            raise ValueError(
+                f"dask's configured scheduler is {configured!r}, but there is no "
+                "dask.distributed Client and no 'scheduler-address'; expected a Client, "
+                "or pass scheduler= (an address or a Client)"
+            ) from None
+        return None
 
 
 @functools.lru_cache(maxsize=4)

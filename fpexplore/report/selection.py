@@ -45,17 +45,22 @@ DEFAULT_MIN_SIZE = 2
 
 
 def _patterns(value: Any, what: str) -> tuple[str, ...]:
+    """``value`` (one glob pattern, several, or None) as a tuple of patterns."""
     if value is None:
         return ()
-    try:
-        patterns = (value,) if isinstance(value, str) else tuple(value)
+    if isinstance(value, str):
+        return (value,)
+    try:  # bytes iterate as ints: no patterns either
+        patterns = None if isinstance(value, bytes | bytearray | memoryview) else tuple(value)
     except TypeError:  # not iterable: a number, say
+        patterns = None
+    if patterns is None:
         raise TypeError(
             f"{what} takes a glob pattern (str) or several, got {type(value).__name__} {value!r}"
-        ) from None
+        )
     for p in patterns:
         if not isinstance(p, str):
-            raise TypeError(f"{what} takes glob patterns (str), got {p!r}")
+            raise TypeError(f"{what} takes glob patterns (str), got {type(p).__name__} {p!r}")
     return patterns
 
 

@@ -206,6 +206,8 @@ def test_help(capsys) -> None:
     status, out, _ = run(capsys, "--help")
     assert status == 0
     assert '"inf", "-inf" and "nan"' in out and "--top N" in out
+    path_help = " ".join(out.split("positional arguments:")[1].split())
+    assert "a folder of sharded safetensors" in path_help and "*.index.json" in path_help
     assert main(["--help"]) == 0
     assert "fpexplore report PATH" in capsys.readouterr().out
 

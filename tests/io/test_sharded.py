@@ -100,3 +100,72 @@ def test_zips_that_are_not_torch_checkpoints_are_named(tmp_path) -> None:
     other = make("notes.bin", ["a.txt", "b.txt"])
     with pytest.raises(CheckpointError, match=r"notes.bin: a zip archive .*members: a.txt, b.txt"):
         fpx.open_checkpoint(other)
+
+
+def test_a_tensor_named_twice_by_the_index_json_names_the_index_and_the_tensor(
+    tmp_path,
+) -> None:
+    folder = _sharded(tmp_path / "a")
+    index = folder / "model.safetensors.index.json"
+    first, second = SHARDS
+    for again in (first, second):  # the same shard, then another one
+        index.write_text(
+            f'{{"weight_map": {{"embed.weight": "{first}", "layers.0.weight": "{first}", '
+            f'"layers.1.weight": "{second}", "norm.weight": "{second}", '
+            f'"embed.weight": "{again}"}}}}'
+        )
+        with pytest.raises(CheckpointError, match=r"model.safetensors.index.json: tensor "
+                           r"'embed.weight' is named twice in its weight_map"):  # fmt: skip
+            fpx.open_checkpoint(folder)
+    index.write_text(f'{{"weight_map": {{"embed.weight": "{first}"}}, "weight_map": {{}}}}')
+    with pytest.raises(CheckpointError, match="index.json: names 'weight_map' twice"):
+        fpx.open_checkpoint(index)
+
+
+def test_a_tensor_the_index_does_not_list_names_its_shard(tmp_path) -> None:
+    extra = {
+        **SHARDS,
+        "model-00002-of-00002.safetensors": {
+            **SHARDS["model-00002-of-00002.safetensors"],
+            "lm_head.weight": np.ones(4, np.float32),
+        },
+    }
+    weight_map = {k: f for f, tensors in SHARDS.items() for k in tensors}
+    folder = _sharded(tmp_path / "a", extra, weight_map)
+    with pytest.raises(
+        CheckpointError,
+        match=r"model-00002-of-00002.safetensors: holds tensor "
+        r"'lm_head.weight', which model.safetensors.index.json does not list",
+    ):
+        fpx.open_checkpoint(folder)  # fmt: skip
+
+
+def test_shards_in_a_subfolder_of_the_index_are_read(tmp_path) -> None:
+    folder = tmp_path / "llm"
+    (folder / "sub").mkdir(parents=True)
+    st.save_file({"w": np.ones((2, 3), np.float32)}, str(folder / "sub" / "s1.safetensors"))
+    index = {"weight_map": {"w": "sub/s1.safetensors", "v": "sub/s2.safetensors"}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(CheckpointError, match=r"shard 'sub/s2.safetensors' \(holding 'v'\) "
+                       "is missing from"):  # fmt: skip
+        fpx.open_checkpoint(folder)
+    st.save_file({"v": np.zeros(4, np.float32)}, str(folder / "sub" / "s2.safetensors"))
+    ckpt = fpx.open_checkpoint(folder)
+    assert list(ckpt) == ["w", "v"] and ckpt["w"].tolist() == [[1.0] * 3] * 2
+    index = {"weight_map": {"w": "../outside.safetensors"}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(CheckpointError, match=r"shard '../outside.safetensors' .*is not in"):
+        fpx.open_checkpoint(folder)
+
+
+def test_a_sharded_pytorch_bin_checkpoint_is_said_not_read(tmp_path) -> None:
+    folder = tmp_path / "pt"
+    folder.mkdir()
+    index = {"weight_map": {"w": "pytorch_model-00001-of-00001.bin"}}
+    (folder / "pytorch_model.bin.index.json").write_text(json.dumps(index))
+    (folder / "pytorch_model-00001-of-00001.bin").write_bytes(b"\x80\x02junk")
+    for source in (folder, folder / "pytorch_model.bin.index.json"):
+        with pytest.raises(CheckpointError, match=r"pytorch_model.bin.index.json: a sharded "
+                           r"PyTorch .bin checkpoint, which is not read; .*safetensors.*"
+                           r"index.json.*one \.bin"):  # fmt: skip
+            fpx.open_checkpoint(source)

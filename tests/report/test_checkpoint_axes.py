@@ -102,6 +102,48 @@ def test_filters(tmp_path) -> None:
     for name in ("include", "exclude"):  # not a pattern, nor several
         with pytest.raises(TypeError, match=rf"{name} takes a glob pattern .* got int 3"):
             fpx.checkpoint_report(path, ["e4m3"], **{name: 3}, progress=False)
+        with pytest.raises(TypeError, match=rf"{name} takes a glob pattern .* got bytes b'f64'"):
+            fpx.checkpoint_report(path, ["e4m3"], **{name: b"f64"}, progress=False)
+        with pytest.raises(TypeError, match=rf"{name} takes glob patterns \(str\), got bytes "
+                           "b'f64'"):  # fmt: skip
+            fpx.checkpoint_report(path, ["e4m3"], **{name: ["*", b"f64"]}, progress=False)
+        with pytest.raises(TypeError, match=rf"{name} takes glob patterns \(str\), got int 3"):
+            fpx.checkpoint_report(path, ["e4m3"], **{name: ("*", 3)}, progress=False)
+        kept = fpx.checkpoint_report(path, ["e4m3"], **{name: "conv_w"}, progress=False)
+        assert ("conv_w" in {r["tensor"] for r in kept.to_records()}) is (name == "include")
+
+
+def test_consumers_of_unknown_summed_axis_are_not_said_to_sum_over_none(tmp_path) -> None:
+    nodes = [
+        helper.make_node("LSTM", ["x", "lstm_w", "lstm_r"], ["h"], hidden_size=4),
+        helper.make_node("FusedMatMul", ["x", "fused_w"], ["f"], domain="com.microsoft"),
+        helper.make_node("Add", ["x", "bias"], ["a"]),
+        helper.make_node("Mul", ["a", "bias"], ["b"]),
+        helper.make_node("Add", ["b", "both"], ["c"]),
+        helper.make_node("LSTM", ["x", "both", "lstm_r"], ["h2"], hidden_size=4),
+    ]
+    arrays = {"lstm_w": RNG.standard_normal((1, 16, 40)), "lstm_r": RNG.standard_normal(
+        (1, 16, 4)), "fused_w": RNG.standard_normal((40, 16)), "bias": RNG.standard_normal(
+        16), "both": RNG.standard_normal((1, 16, 40))}  # fmt: skip
+    inits = [numpy_helper.from_array(a.astype(np.float32), n) for n, a in arrays.items()]
+    graph = helper.make_graph(nodes, "g", [], [], inits)
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    )
+    onnx.save(model, str(tmp_path / "m.onnx"))  # fmt: skip
+    ckpt = fpx.open_checkpoint(tmp_path / "m.onnx")
+    assert ckpt.role("lstm_w").note == "consumed by LSTM, whose summed axis is not known"
+    assert ckpt.role("fused_w").note == "consumed by FusedMatMul, whose summed axis is not known"
+    assert ckpt.role("bias").note == "consumed by Add, Mul, which sums over no axis of it"
+    assert ckpt.role("both").note == (
+        "consumed by LSTM, whose summed axis is not known (and by Add, which sums over no "
+        "axis of it)"
+    )
+    r = fpx.checkpoint_report(tmp_path / "m.onnx", ["mxfp4"], progress=False)
+    assert any("blocked along the last axis: consumed by LSTM, whose summed axis is not known"
+               in note for note in r.notes)  # fmt: skip
+    assert not any("LSTM, which sums" in note or "FusedMatMul, which sums" in note
+                   for note in r.notes)  # fmt: skip
 
 
 def test_layout_of_pytorch_files_and_given_axes(tmp_path) -> None:

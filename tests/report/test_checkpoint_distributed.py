@@ -66,3 +66,49 @@ def test_a_scheduler_address_of_the_cluster_and_an_unreachable_one(client, monke
         fpx.checkpoint_report(x, ["e4m3"], scheduler="tcp://127.0.0.1:9", progress=False)
     with pytest.raises(TypeError, match="scheduler must be"):
         fpx.checkpoint_report(x, ["e4m3"], scheduler=8786, progress=False)
+
+
+def test_scheduler_none_runs_on_dask_s_default_client(client, monkeypatch) -> None:
+    """The fixture's Client is dask's default: scheduler=None uses it, as dask would,
+    unless dask is told to run locally; a configured address is connected to."""
+    import dask
+
+    from fpexplore.report import distributed as remote_run
+
+    x = {"w": RNG.standard_normal((16, 64)), "v": RNG.standard_normal((8, 32))}
+    assert distributed.default_client() is client
+    with dask.config.set(scheduler="sync"):  # a local scheduler chosen: no cluster
+        assert remote_run.default_scheduler() is None
+        with distributed.get_task_stream(client) as local_tasks:
+            local = fpx.checkpoint_report(x, FORMATS, progress=False)
+    assert not local_tasks.data
+    with distributed.get_task_stream(client) as tasks:
+        remote = fpx.checkpoint_report(x, FORMATS, progress=False)
+    assert len(tasks.data) >= 2 and _same(remote.to_records(), local.to_records())
+    with dask.config.set(scheduler=client):
+        assert remote_run.default_scheduler() is client
+    monkeypatch.setattr(distributed, "default_client", _no_client)
+    with dask.config.set({"scheduler": None, "scheduler-address": client.scheduler.address}):
+        assert remote_run.default_scheduler() == client.scheduler.address
+        with distributed.get_task_stream(client) as tasks:
+            remote = fpx.checkpoint_report(x, FORMATS, progress=False)
+        assert len(tasks.data) >= 2 and _same(remote.to_records(), local.to_records())
+    with dask.config.set({"scheduler": None, "scheduler-address": None}):
+        assert remote_run.default_scheduler() is None  # no default client: run here
+    with dask.config.set({"scheduler": "distributed", "scheduler-address": None}):
+        with pytest.raises(ValueError, match="dask's configured scheduler is 'distributed'"):
+            fpx.checkpoint_report(x, FORMATS, progress=False)
+
+
+def _no_client():
+    raise ValueError("No clients found")
+
+
+def test_dask_distributed_is_not_imported_for_scheduler_none() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, fpexplore as fpx; assert 'dask' not in sys.modules; "
+            "fpx.checkpoint_report({'w': np.ones((4, 32))}, ['e4m3'], progress=False); "
+            "assert 'distributed' not in sys.modules, 'imported'")  # fmt: skip
+    subprocess.run([sys.executable, "-c", code], check=True)
