@@ -14,8 +14,8 @@ Examples
 >>> path = os.path.join(tempfile.mkdtemp(), "w.npy")
 >>> np.save(path, np.array([0.5, 1.0, -2.0, 448.0], np.float32))  # E4M3 values: stored exactly
 >>> report_main([path, "-f", "e4m3", "--scaling", "none", "--csv"])
-tensor,shape,dtype,size,axis,axis_source,format,scaling,block_format,scale,overflow,clipped,flushed_to_zero,subnormal,nonzero,median_rel_error,p99_rel_error,max_rel_error,snr_db,became_inf,became_nan,nonfinite_from,short_blocks
-w,4,float32,4,0,last,float8_e4m3fn,none,,,0,0,0,0,4,0.0,0.0,0.0,inf,0,0,,False
+tensor,shape,dtype,size,axis,axis_source,format,scaling,block_format,scale,overflow,clipped,flushed_to_zero,subnormal,nonzero,median_rel_error,p99_rel_error,max_rel_error,snr_db,became_inf,became_nan,nonfinite_from,short_blocks,scale_rule
+w,4,float32,4,0,last,float8_e4m3fn,none,,,0,0,0,0,4,0.0,0.0,0.0,inf,0,0,,False,
 0
 """
 
@@ -54,7 +54,8 @@ one); block formats (mxfp4, mxfp6_e2m3, mxfp8_e4m3, nvfp4...) give a block row.
 
 Blocks run along each tensor's summed axis (--axis auto): the axis column
 says which and where it came from (graph, layer, layout, last, given); "short"
-marks an axis shorter than a block. Scalars are left out (--min-size 2) and
+marks an axis shorter than a block. --scale-rule sets the rule of MX block
+scales (floor, rceil, ceil, even). Scalars are left out (--min-size 2) and
 every other tensor is reported unless --include, --exclude or --weights-only
 say otherwise; a filter that leaves nothing is an error (exit 2).
 
@@ -86,8 +87,9 @@ def build_report_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=f"{PROG} report",
         usage=f"{PROG} report PATH -f FORMAT[,FORMAT...] [--scaling SCALING[,...]] "
-        "[--axis auto|N] [--min-size N] [--include GLOB] [--exclude GLOB] [--weights-only] "
-        "[--scheduler ADDRESS] [--top N] [--min-snr DB] [--json | --csv] [--no-progress]",
+        "[--axis auto|N] [--scale-rule RULE] [--min-size N] [--include GLOB] "
+        "[--exclude GLOB] [--weights-only] [--scheduler ADDRESS] [--top N] [--min-snr DB] "
+        "[--json | --csv] [--no-progress]",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -118,6 +120,12 @@ def build_report_parser() -> argparse.ArgumentParser:
         help="the block axis: auto (the default) blocks each tensor along the axis its layer "
         "sums over (the ONNX graph, the Keras layer, PyTorch's layout), else its last; N: "
         "axis N of every tensor that has it",
+    )
+    parser.add_argument(
+        "--scale-rule",
+        metavar="RULE",
+        help="the rule of MX (power-of-two) block scales: floor (OCP, the default), rceil "
+        "(rounded up so that no element saturates: the MXFP8 pretraining recipe), ceil, even",
     )
     parser.add_argument(
         "--min-size",
@@ -201,7 +209,13 @@ def _run(args: argparse.Namespace) -> int:
         if custom_format_notice(name):
             print(f"{PROG} report: warning: {custom_format_notice(name)}", file=sys.stderr)
     scalings = _scalings(args.scaling)
-    parsed, asked = parse_formats(formats, scalings)
+    rule = _scale_rule(args.scale_rule)
+    try:
+        parsed, asked = parse_formats(formats, scalings, rule)
+    except ValueError as error:
+        if rule is None:
+            raise
+        raise UsageError(f"--scale-rule {rule}: {error}") from None
     if not asked:  # checked before the file is read
         raise UsageError(
             f"-f {','.join(formats)} with --scaling {','.join(scalings)} gives no rows: "
@@ -217,7 +231,7 @@ def _run(args: argparse.Namespace) -> int:
         args.path.strip(), formats, scalings=scalings, axis=_axis(args.axis),
         min_size=args.min_size, include=args.include, exclude=args.exclude,
         weights_only=args.weights_only or None, scheduler=args.scheduler,
-        progress=False if args.no_progress else None,
+        progress=False if args.no_progress else None, scale_rule=rule,
     )  # fmt: skip
     if args.json or args.csv:
         rows = report.worst(len(report.records) if args.top is None else args.top)
@@ -241,6 +255,17 @@ def _run(args: argparse.Namespace) -> int:
     print()
     print(report.summary(args.min_snr))
     return 0
+
+
+def _scale_rule(text: str | None) -> str | None:
+    from ..scaling.tiles import SCALE_RULES
+
+    if text is None:
+        return None
+    rule = text.strip().lower()
+    if rule not in SCALE_RULES:
+        raise UsageError(f"unknown --scale-rule {text!r}; expected one of {', '.join(SCALE_RULES)}")
+    return rule
 
 
 def _axis(text: str) -> str | int:

@@ -94,6 +94,7 @@ def checkpoint_report(
     progress: bool | None = None,
     scheduler: Any = None,
     chunk_bytes: int = CHUNK_BYTES,
+    scale_rule: str | None = None,
 ) -> CheckpointReport:
     """Report every floating-point tensor of a checkpoint in each of ``formats``.
 
@@ -146,6 +147,10 @@ def checkpoint_report(
         :mod:`fpexplore.report.distributed`.
     chunk_bytes : int
         Input bytes read at a time: bounds the memory a report needs.
+    scale_rule : str, optional
+        The rule of power-of-two block scales (``"floor"``, the default,
+        ``"rceil"``, ``"ceil"``, ``"even"``), as :func:`fpexplore.tensor_report`
+        takes it.
 
     Returns
     -------
@@ -158,7 +163,7 @@ def checkpoint_report(
         cannot be reached (each message names what was given).
     """
     chosen = (scalings,) if isinstance(scalings, str) else tuple(scalings)  # once: an iterator
-    parsed, rows = parse_formats(formats, chosen)
+    parsed, rows = parse_formats(formats, chosen, scale_rule)
     if not rows:
         raise ValueError(f"scalings {', '.join(chosen)} give no rows: {no_rows(parsed)}")
     axis = check_axis(axis)
@@ -192,7 +197,7 @@ def checkpoint_report(
         from .distributed import distributed_records
 
         found, bad = distributed_records(
-            scheduler, mapping, kept, axes, formats, chosen, chunk_bytes
+            scheduler, mapping, kept, axes, formats, chosen, chunk_bytes, scale_rule
         )
         return CheckpointReport(found, labels, name, skipped, nonfinite=bad,
                                 notes=_axis_notes(axes))  # fmt: skip

@@ -100,7 +100,7 @@ def _opened(path: str, mtime: float) -> Any:
 
 def _task(
     where: Any, key: str, axis: tuple[int, str, str], formats: Any, scalings: tuple[str, ...],
-    chunk_bytes: int,
+    chunk_bytes: int, scale_rule: str | None = None,
 ) -> tuple[list[dict[str, Any]], int]:  # fmt: skip
     """One tensor's records, computed where the task runs."""
     from ..lazy import is_dask
@@ -110,7 +110,7 @@ def _task(
 
     with warnings.catch_warnings():  # said once already, by the caller
         warnings.filterwarnings("ignore", "custom format", UserWarning)
-        parsed, rows = parse_formats(formats, scalings)
+        parsed, rows = parse_formats(formats, scalings, scale_rule)
     if isinstance(where, tuple) and len(where) == 3 and where[0] == "path":
         value = as_array(_opened(where[1], where[2])[key])
     else:
@@ -126,7 +126,7 @@ def _task(
 
 def distributed_records(
     scheduler: Any, mapping: Any, keys: list[str], axes: dict[str, tuple[int, str, str]],
-    formats: Any, scalings: tuple[str, ...], chunk_bytes: int,
+    formats: Any, scalings: tuple[str, ...], chunk_bytes: int, scale_rule: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:  # fmt: skip
     """The records of ``keys`` (in order) and the tensors' NaN/inf counts, from tasks
     on the cluster of ``scheduler``."""
@@ -139,7 +139,15 @@ def distributed_records(
             where = {key: mapping[key] for key in keys}
         futures = [
             client.submit(
-                _task, where[key], key, axes[key], formats, scalings, chunk_bytes, pure=False
+                _task,
+                where[key],
+                key,
+                axes[key],
+                formats,
+                scalings,
+                chunk_bytes,
+                scale_rule,
+                pure=False,
             )
             for key in keys
         ]

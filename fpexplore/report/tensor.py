@@ -45,6 +45,7 @@ from .. import codes as K
 from ..formats import Format, get_format, warn_custom_format
 from ..lazy import is_dask
 from ..scaling.blocks import BLOCK_FORMATS, BlockFormat, get_block_format
+from ..scaling.tiles import SCALE_RULES
 from .routes import stats as S
 from .routes.chunks import CHUNK_BYTES
 from .routes.rows import Row, row_scales
@@ -78,9 +79,11 @@ class TensorReport:
         ``scale``, ``overflow``, ``clipped``, ``flushed_to_zero``, ``subnormal``,
         ``nonzero``, ``median_rel_error``, ``p99_rel_error``, ``max_rel_error``,
         ``snr_db``, ``became_inf``, ``became_nan``, ``nonfinite_from``, ``axis``
-        (the block axis, counted from 0: the same in every row) and ``short_blocks``
-        (a block row whose axis is shorter than a block: each block holds the
-        whole axis, fewer values than the format's block)."""
+        (the block axis, counted from 0: the same in every row), ``short_blocks``
+        (a block row whose axis, or either axis of a 2-D tile, is shorter than a
+        block: each block holds the whole axis, fewer values than the format's
+        block) and ``scale_rule`` (a power-of-two block scale's rule; None for
+        other rows)."""
         return [dict(r) for r in self.records]
 
     def log2_edges(self) -> np.ndarray:
@@ -114,10 +117,12 @@ class TensorReport:
 
 
 def parse_formats(
-    formats: Any, scalings: Iterable[str] = SCALINGS
+    formats: Any, scalings: Iterable[str] = SCALINGS, scale_rule: Any = None
 ) -> tuple[list[Format | BlockFormat], list[Row]]:
-    """The formats asked for, and the report's rows (those of ``scalings``)."""
+    """The formats asked for, and the report's rows (those of ``scalings``; block
+    rows of power-of-two scales with ``scale_rule``)."""
     wanted = _check_scalings(scalings)
+    rule = _check_rule(scale_rule)
     if isinstance(formats, str | Format | BlockFormat) or not hasattr(formats, "__iter__"):
         formats = [formats]
     parsed: list[Format | BlockFormat] = []
@@ -139,7 +144,35 @@ def parse_formats(
             rows.append(Row("block", fmt, MX_OF_ELEMENT[fmt.name], fmt.name))
     if not parsed:
         raise ValueError("tensor_report needs at least one format")
-    return parsed, [row for row in rows if row.scaling in wanted]
+    rows = [row for row in rows if row.scaling in wanted]
+    if scale_rule is None:
+        return parsed, rows
+    if not any(_pow2(row) for row in rows):
+        names = ", ".join(dict.fromkeys(row.label for row in rows)) or "none"
+        raise ValueError(
+            f"scale_rule={scale_rule!r} applies to the block rows of power-of-two scales "
+            f"(MX formats: mxfp8_e4m3, mxfp4...; float32_pow2), and no row has one (rows of "
+            f"{names} with scalings {', '.join(wanted)})"
+        )
+    return parsed, [row._replace(rule=rule) if _pow2(row) else row for row in rows]
+
+
+def _pow2(row: Row) -> bool:
+    return row.block is not None and row.block.scale in ("e8m0", "float32_pow2")
+
+
+def _check_rule(scale_rule: Any) -> str:
+    if scale_rule is None:
+        return "floor"
+    if not isinstance(scale_rule, str):
+        raise TypeError(
+            f"scale_rule must be a str, one of {', '.join(SCALE_RULES)}, got {scale_rule!r}"
+        )
+    if scale_rule not in SCALE_RULES:
+        raise ValueError(
+            f"unknown scale_rule {scale_rule!r}; expected one of {', '.join(SCALE_RULES)}"
+        )
+    return scale_rule
 
 
 def _check_scalings(scalings: Iterable[str]) -> tuple[str, ...]:
@@ -169,6 +202,8 @@ def tensor_report(
     axis: int | None = None,
     scalings: Iterable[str] = SCALINGS,
     chunk_bytes: int = CHUNK_BYTES,
+    scale_rule: str | None = None,
+    tile_axis: int | None = None,
 ) -> TensorReport:
     """Report what storing ``x`` in each of ``formats`` does to it.
 
@@ -195,6 +230,21 @@ def tensor_report(
         The rows to compute, some of ``"none"``, ``"per_tensor"``, ``"block"``.
     chunk_bytes : int
         Input bytes read at a time (numpy inputs).
+    scale_rule : str, optional
+        The rule of the power-of-two block scales (MX's E8M0, ``float32_pow2``):
+        ``"floor"`` (OCP, the default), ``"rceil"``, ``"ceil"`` or ``"even"``, as
+        :func:`fpexplore.quantize_blocks` takes it; rows of other scales (NVFP4's
+        E4M3, float32) keep theirs; a ``ValueError`` if no row has such a scale.
+        Each record says its rule (``scale_rule``; None for other rows).
+    tile_axis : int, optional
+        For a block format of 2-D tiles (``block_size=(b0, b1)``): the axis of
+        ``b0`` (``b1`` runs along ``axis``); by default the last axis that is not
+        ``axis``, so a matrix's other axis. The tiles are those of
+        ``quantize_blocks(np.moveaxis(x, (tile_axis, axis), (-2, -1)), fmt,
+        block_size=(b0, b1))``: each slice along the other axes tiled on its own,
+        a partial tile at an edge scaled on its own, a 1-D tensor one row of
+        ``1 x b1`` tiles. For an ONNX or PyTorch convolution ``(out, in, kh, kw)``
+        along ``axis=1``, ``tile_axis=0`` makes ``out x in`` tiles at each tap.
 
     Returns
     -------
@@ -206,21 +256,29 @@ def tensor_report(
             "or a mapping of names to arrays use checkpoint_report(source, formats) (every "
             "tensor), or open_checkpoint(source)[name] for one tensor"
         )
-    parsed, rows = parse_formats(formats, scalings)
+    parsed, rows = parse_formats(formats, scalings, scale_rule)
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
     if is_dask(x):
         from .routes.dask_run import dask_stats
 
         arr, ax = x, _block_axis(axis, max(x.ndim, 1))
-        stats, amax = dask_stats(x, rows, ax)
+        other = _tile_axis(tile_axis, max(x.ndim, 1), ax)
+        stats, amax = dask_stats(x, rows, ax, other)
     else:
         arr = K.real_array(x)
         if arr.ndim == 0:
             arr = arr.reshape(1)
         ax = _block_axis(axis, arr.ndim)
-        stats, amax = numpy_stats(arr, rows, ax, chunk_bytes)
-    return build_report(stats, rows, amax, parsed, arr.dtype, ax, tuple(arr.shape))
+        other = _tile_axis(tile_axis, arr.ndim, ax)
+        stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, other=other)
+    return build_report(stats, rows, amax, parsed, arr.dtype, ax, tuple(arr.shape), other)
+
+
+def _tile_axis(tile_axis: Any, ndim: int, axis: int) -> int | None:
+    from .routes.tiles import tile_axis as checked
+
+    return checked(ndim, axis, tile_axis)
 
 
 def _block_axis(axis: Any, ndim: int) -> int:
@@ -235,11 +293,15 @@ def _block_axis(axis: Any, ndim: int) -> int:
 
 def build_report(
     stats: S.TensorStats, rows: list[Row], amax: float, parsed: list[Format | BlockFormat],
-    dtype: Any, axis: int, shape: tuple[int, ...] = (),
+    dtype: Any, axis: int, shape: tuple[int, ...] = (), other: int | None = None,
 ) -> TensorReport:  # fmt: skip
     """A :class:`TensorReport` from a tensor's combined statistics (``shape``: the
-    tensor's, for ``short_blocks``)."""
+    tensor's, and ``other`` the axis of a 2-D tile's first size, for
+    ``short_blocks``)."""
     length = int(shape[axis]) if len(shape) > axis else 1
+    if other is None and len(shape) > 1:
+        other = _tile_axis(None, len(shape), axis)
+    across = int(shape[other]) if other is not None else 1
     scales = row_scales(rows, amax)
     signal = stats.signal.log2()  # (the rows share it)
     records = []
@@ -259,7 +321,8 @@ def build_report(
             else math.nan,  # NaN and inf alone: no signal to measure (and no pass)
             "became_inf": r.became_inf, "became_nan": r.became_nan,
             "nonfinite_from": r.overflow_from if r.nonfinite else None, "axis": axis,
-            "short_blocks": _short(row, length),
+            "short_blocks": _short(row, length, across),
+            "scale_rule": row.rule if _pow2(row) else None,
         })  # fmt: skip
     hist, zero = _figure_hist(stats)
     return TensorReport(records, stats.n, stats.finite, amax, False, parsed, hist, zero,
@@ -272,9 +335,12 @@ def dtype_name(dtype: Any) -> str:
     return str(np.dtype(dtype))
 
 
-def _short(row: Row, length: int) -> bool:
-    """Whether a block row's axis (of ``length`` values) is shorter than its blocks."""
+def _short(row: Row, length: int, across: int = 1) -> bool:
+    """Whether a block row's axis (of ``length`` values) is shorter than its blocks,
+    or, for 2-D tiles, either of the tile's axes (``across``: the other's length)."""
     size = row.block.block_size if row.block is not None else None
+    if isinstance(size, tuple):
+        return across < size[0] or length < size[1]
     return isinstance(size, int) and length < size
 
 

@@ -112,3 +112,16 @@ def test_dask_distributed_is_not_imported_for_scheduler_none() -> None:
             "fpx.checkpoint_report({'w': np.ones((4, 32))}, ['e4m3'], progress=False); "
             "assert 'distributed' not in sys.modules, 'imported'")  # fmt: skip
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_scale_rules_and_2d_tiles_on_two_workers_equal_the_local_run(client) -> None:
+    from fpexplore.scaling.blocks import BlockFormat
+
+    tiles = BlockFormat("nvfp4_16x16", "float4_e2m1fn", (16, 16), "e4m3", 2)
+    weights = {"fc.weight": RNG.standard_normal((40, 50)), "fc.bias": RNG.standard_normal(50)}
+    for formats, rule in ((["mxfp4", tiles], "rceil"), ([tiles], None)):
+        local = fpx.checkpoint_report(weights, formats, scale_rule=rule, progress=False)
+        remote = fpx.checkpoint_report(weights, formats, scale_rule=rule, scheduler=client,
+                                       progress=False)  # fmt: skip
+        assert _same(remote.to_records(), local.to_records())
+    assert {r["scale_rule"] for r in local.to_records()} == {None}

@@ -57,29 +57,68 @@ def _add(a: S.TensorStats, b: S.TensorStats) -> S.TensorStats:
     return a.add(b)
 
 
-def dask_stats(x: Any, rows: list[Row], axis: int) -> tuple[S.TensorStats, float]:
-    """The combined statistics of a dask array, and its amax."""
+def dask_stats(
+    x: Any, rows: list[Row], axis: int, other: int | None = None
+) -> tuple[S.TensorStats, float]:
+    """The combined statistics of a dask array, and its amax (``other``: the axis of
+    a 2-D tile's first size, None for the default)."""
     from .stream import needs_amax
+    from .tiles import is_tiled
 
     dask = _dask()
     check_known_chunks(x, "tensor_report")
     _check_dtype(np.dtype(x.dtype))
     if x.ndim == 0:
         x = x.reshape(1)
-    align = row_align(rows)
-    along = x.chunks[axis]
-    if align > 1 and len(along) > 1 and any(c % align for c in along[:-1]):
-        step = max(align, (max(along) // align) * align)  # blocks must not straddle chunks
-        x = x.rechunk({axis: step})
-    chunks = x.to_delayed().ravel().tolist()
+    plain = [row for row in rows if not is_tiled(row)]
     amax = 0.0
     if needs_amax(rows):
-        parts = [dask.delayed(_chunk_amax)(c) for c in chunks]
+        parts = [dask.delayed(_chunk_amax)(c) for c in x.to_delayed().ravel().tolist()]
         (amax,) = dask.compute(_tree(dask, parts, max))
-    plan = make_plan(rows, amax, np.dtype(x.dtype))
-    parts = [dask.delayed(_chunk_stats)(c, plan, axis) for c in chunks]
+    px = _whole_blocks(x, {axis: row_align(plain)})
+    plan = make_plan(plain, amax, np.dtype(x.dtype))
+    parts = [dask.delayed(_chunk_stats)(c, plan, axis) for c in px.to_delayed().ravel().tolist()]
     (total,) = dask.compute(_tree(dask, parts, _add))
+    if len(plain) < len(rows):
+        found = iter(total.rows)
+        total.rows[:] = [_tiled(dask, x, row, axis, other, amax) if is_tiled(row)
+                         else next(found) for row in rows]  # fmt: skip
     return total, amax if needs_amax(rows) else total.amax
+
+
+def _whole_blocks(x: Any, steps: dict[int, int]) -> Any:
+    """``x`` rechunked where a chunk boundary along an axis of ``steps`` would cut a
+    block (a tile) of that many elements."""
+    wanted = {}
+    for a, align in steps.items():
+        along = x.chunks[a]
+        if align > 1 and len(along) > 1 and any(c % align for c in along[:-1]):
+            wanted[a] = max(align, (max(along) // align) * align)
+    return x.rechunk(wanted) if wanted else x
+
+
+def _tiled(dask: Any, x: Any, row: Row, axis: int, other: int | None, amax: float) -> Any:
+    """A row of 2-D blocks: each chunk's tiles (chunks cut at whole tiles), combined."""
+    from .tiles import tile_axis
+
+    assert row.block is not None and isinstance(row.block.block_size, tuple)
+    b0, b1 = row.block.block_size
+    tiles_along = tile_axis(x.ndim, axis, other)
+    tx = _whole_blocks(x, {axis: b1, tiles_along: b0} if tiles_along is not None else {axis: b1})
+    task = dask.delayed(_tile_chunk)
+    parts = [task(c, row, axis, tiles_along, amax) for c in tx.to_delayed().ravel().tolist()]
+    (out,) = dask.compute(_tree(dask, parts, _add_rows))
+    return out
+
+
+def _tile_chunk(chunk: np.ndarray, row: Row, axis: int, other: int | None, amax: float) -> Any:
+    from .stream import tiled_stats
+
+    return tiled_stats(np.asarray(chunk), row, axis, other, amax)
+
+
+def _add_rows(a: S.RowStats, b: S.RowStats) -> S.RowStats:
+    return a.add(b)
 
 
 def _tree(dask: Any, parts: list[Any], func: Any) -> Any:

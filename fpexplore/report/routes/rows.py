@@ -59,6 +59,7 @@ class Row(NamedTuple):
     fmt: Format | None
     block: BlockFormat | None
     label: str
+    rule: str = "floor"  # a power-of-two block scale's rule (scaling/tiles.pow2_exponents)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,9 @@ def _static_plan(
     rounders, whether products are exact, kinds, float32 rounders, alignment."""
     rounders: list[NearestRounder | None] = []
     for row in rows:
-        fast = row.fmt is not None and (row.block is None or row.block.scale == "e8m0")
+        fast = row.fmt is not None and (
+            row.block is None or (row.block.scale == "e8m0" and row.rule == "floor")
+        )
         saturate = row.scaling != "none"
         rounders.append(nearest_rounder(row.fmt, saturate=saturate) if fast else None)
     small_ints = dtype.kind in "iu" and dtype.itemsize <= 2

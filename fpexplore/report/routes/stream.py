@@ -25,10 +25,17 @@ from . import stats as S
 from .chunks import CHUNK_BYTES, PIECE, plan_chunks, release_pages
 from .narrow import narrow_piece_stats
 from .rows import Row, RowPlan, Work, make_plan, row_align
-from .tiles import flat_row, is_tiled, tiles_as_blocks
+from .tiles import flat_row, is_tiled, tile_axis, tile_pieces
 from .wide import wide_piece_stats
 
-__all__ = ["chunk_amax", "chunk_stats", "needs_amax", "numpy_stats", "piece_stats"]
+__all__ = [
+    "chunk_amax",
+    "chunk_stats",
+    "needs_amax",
+    "numpy_stats",
+    "piece_stats",
+    "tiled_stats",
+]
 
 
 def needs_amax(rows: list[Row]) -> bool:
@@ -111,37 +118,48 @@ def chunk_stats(chunk: np.ndarray, plan: RowPlan, axis: int, works: list[Work],
 def numpy_stats(
     x: np.ndarray, rows: list[Row], axis: int, chunk_bytes: int = CHUNK_BYTES,
     advance: Callable[[int], None] | None = None, *, figure: bool = True,
-    narrow: bool | None = None,
+    narrow: bool | None = None, amax: float | None = None, other: int | None = None,
 ) -> tuple[S.TensorStats, float]:  # fmt: skip
     """Statistics of a numpy array (a memory map read chunk by chunk); ``advance``
     is told how many values each chunk (of each pass) covered; ``figure=False``
     leaves out the ``|x|`` histogram (only the report's figure reads it);
-    ``narrow=False`` takes the wide route whatever the dtype (for the tests).
-    A row of 2-D blocks is computed on the tensor's tiles laid out as 1-D blocks
-    (:mod:`~fpexplore.report.routes.tiles`)."""
+    ``narrow=False`` takes the wide route whatever the dtype (for the tests);
+    ``amax``, where given, is the tensor's (no pass reads it). A row of 2-D blocks
+    is computed on the tensor's tiles laid out as 1-D blocks, ``other`` the axis
+    of the tiles' first size (:mod:`~fpexplore.report.routes.tiles`)."""
     if any(is_tiled(row) for row in rows):
         plain = [row for row in rows if not is_tiled(row)]
-        base, amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,
-                                 narrow=narrow)  # fmt: skip
-        found = iter(base.rows)
-        merged = []
-        for row in rows:
-            if not is_tiled(row):
-                merged.append(next(found))
-                continue
-            assert row.block is not None and isinstance(row.block.block_size, tuple)
-            tiles = tiles_as_blocks(x, axis, *row.block.block_size)
-            part, _ = numpy_stats(tiles, [flat_row(row)], 1, chunk_bytes, figure=False,
-                                  narrow=narrow)  # fmt: skip
-            merged.append(part.rows[0])
-        base.rows[:] = merged
-        return base, amax
+        base, found_amax = numpy_stats(x, plain, axis, chunk_bytes, advance, figure=figure,
+                                       narrow=narrow, amax=amax)  # fmt: skip
+        tiled = {i: tiled_stats(x, row, axis, other, found_amax, chunk_bytes, narrow)
+                 for i, row in enumerate(rows) if is_tiled(row)}  # fmt: skip
+        plain_rows = iter(base.rows)
+        base.rows[:] = [tiled[i] if i in tiled else next(plain_rows) for i in range(len(rows))]
+        return base, found_amax
     limit = max(1, chunk_bytes // max(1, x.dtype.itemsize))
     threads = min(threads_for(x.size), 8)
     works = _take_works(threads)
-    total, amax = _numpy_stats(x, rows, axis, limit, advance, figure, narrow, works)
+    total, found = _numpy_stats(x, rows, axis, limit, advance, figure, narrow, works, amax)
     _give_back(works)  # not after an error: their bins may hold counts
-    return total, amax
+    return total, found
+
+
+def tiled_stats(
+    x: np.ndarray, row: Row, axis: int, other: int | None, amax: float,
+    chunk_bytes: int = CHUNK_BYTES, narrow: bool | None = None,
+) -> S.RowStats:  # fmt: skip
+    """One row of 2-D blocks: the statistics of ``x``'s tiles (whole and partial,
+    :func:`~fpexplore.report.routes.tiles.tile_pieces`), each part's as 1-D blocks
+    of its tiles' size, all with the tensor's ``amax`` (``other``: None for the
+    default tile axis)."""
+    assert row.block is not None and isinstance(row.block.block_size, tuple)
+    b0, b1 = row.block.block_size
+    total: S.RowStats | None = None
+    for part in tile_pieces(x, axis, tile_axis(x.ndim, axis, other), b0, b1):
+        stats, _ = numpy_stats(part, [flat_row(row, part.shape[1])], 1, chunk_bytes,
+                               figure=False, narrow=narrow, amax=amax)  # fmt: skip
+        total = stats.rows[0] if total is None else total.add(stats.rows[0])
+    return total if total is not None else S.RowStats()
 
 
 _SPARE: list[Work] = []
@@ -165,11 +183,12 @@ def _give_back(works: list[Work]) -> None:
 def _numpy_stats(
     x: np.ndarray, rows: list[Row], axis: int, limit: int,
     advance: Callable[[int], None] | None, figure: bool, narrow: bool | None, works: list[Work],
+    given: float | None = None,
 ) -> tuple[S.TensorStats, float]:  # fmt: skip
     align = row_align(rows)
     threads = len(works)
-    amax = 0.0
-    if needs_amax(rows):
+    amax = 0.0 if given is None else given
+    if needs_amax(rows) and given is None:
         for box in plan_chunks(x.shape, limit):
             chunk = x[box]
             amax = max(amax, chunk_amax(chunk, works[0]))
@@ -187,7 +206,7 @@ def _numpy_stats(
             if advance:
                 advance(chunk.size)
     assert total is not None
-    return total, total.amax if not needs_amax(rows) else amax
+    return total, total.amax if not needs_amax(rows) and given is None else amax
 
 
 class _no_pool:

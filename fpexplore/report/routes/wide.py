@@ -10,8 +10,9 @@ non-finite values set aside, and each row computes
   corrected where it lands on a tie, so ``stored`` is rounded once from the exact
   product); its errors are measured in the scaled domain;
 * ``block``: MX element formats: ``X = 2**(floor(log2(amax)) - emax_elem)`` per
-  block, ``stored = round(x / X)`` saturating, ``q = stored X`` (exact); other
-  block formats (NVFP4, MXINT8) through :func:`fpexplore.quantize_blocks`.
+  block (OCP's floor rule), ``stored = round(x / X)`` saturating, ``q = stored X``
+  (exact); other block formats (NVFP4, MXINT8) and other scale rules (``rceil``,
+  ``ceil``, ``even``) through :func:`fpexplore.quantize_blocks`.
 
 Nearest-even rounding of IEEE-like formats goes through
 :mod:`fpexplore._kernels.round.nearest` (float64 addition), other formats
@@ -213,7 +214,9 @@ def _block_row(
         return t, element.smallest_normal, clipped
     if rounder is None:  # NVFP4, MXINT8: the general route
         tensor_amax = plan.tensor_amax if block.scale == "e4m3" else None
-        blocks = quantize_blocks(x.reshape(rows, padded), block, tensor_amax=tensor_amax)
+        rule = row.rule if block.scale in ("e8m0", "float32_pow2") else None
+        blocks = quantize_blocks(x.reshape(rows, padded), block, tensor_amax=tensor_amax,
+                                 scale_rule=rule)  # fmt: skip
         q[...] = blocks.values.reshape(-1)
         factor = blocks.scale_values * (blocks.tensor_scale or 1.0)
         scale = np.repeat(factor, block.block_size, axis=-1)[:, :padded].reshape(-1)
