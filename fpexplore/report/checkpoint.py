@@ -4,7 +4,8 @@ One :func:`fpexplore.tensor_report` per floating-point tensor of a checkpoint,
 each tensor scaled on its own (its own amax, its own blocks: tensors are never
 concatenated, so one tensor's outlier cannot change another's rows), read one
 tensor and one chunk at a time. The rows of a tensor are exactly
-``tensor_report(tensor, formats, axis=...)``'s, with the tensor's name, shape,
+``tensor_report(tensor, formats, axis=...)``'s (with ``tile_axis=0`` for the 2-D
+tiles of an ONNX or PyTorch convolution weight), with the tensor's name, shape,
 dtype and size in front.
 
 The rows, their summary (what *passing* means) and exports:
@@ -122,7 +123,11 @@ def checkpoint_report(
         tensor's last axis. Each record says which (``axis``) and why
         (``axis_source``: ``"graph"``, ``"layer"``, ``"layout"``, ``"last"`` or
         ``"given"``); ``short_blocks`` marks block rows whose axis is shorter than
-        a block.
+        a block. 2-D tiles (``block_size=(b0, b1)``) run ``b1`` along the block
+        axis and ``b0`` along the last other axis, but for a convolution weight
+        ``(out, in, *kernel)`` blocked along ``in`` as the ONNX graph or PyTorch's
+        layout says: ``out x in`` tiles at each tap (``tensor_report(..., axis=1,
+        tile_axis=0)``).
     min_size : int or None
         Tensors of fewer values are left out (None: 2, so scalars are).
     include, exclude : glob pattern or patterns, optional

@@ -241,3 +241,26 @@ def test_the_cli_takes_a_scale_rule(tmp_path) -> None:
         out = _cli(str(path), *bad)
         assert out.returncode == 2 and said in out.stderr, out.stderr
         assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_checkpoint_tiles_an_onnx_or_pytorch_conv_weight_out_by_in(tmp_path) -> None:
+    """PyTorch's layout (an npz of a state_dict's names) and an ONNX Conv's weight
+    ``(out, in, kh, kw)``, blocked along ``in``, get ``out x in`` tiles at each tap."""
+    w = _tensor((32, 20, 3, 3), seed=13)
+    np.savez(tmp_path / "m.npz", **{"conv.weight": w})
+    record = fpx.checkpoint_report(tmp_path / "m.npz", NVFP4_16, progress=False).to_records()[0]
+    assert (record["axis"], record["axis_source"]) == (1, "layout")
+    want = fpx.tensor_report(w, NVFP4_16, axis=1, tile_axis=0).to_records()[0]
+    assert {**record, "snr_db": 0} == {**record, **want, "snr_db": 0}
+    assert record["snr_db"] == want["snr_db"] and not record["short_blocks"]
+    keras_kernel = np.moveaxis(w, (0, 1), (-1, -2))  # (kh, kw, in, out): out is the last axis
+    mapped = fpx.checkpoint_report({"k": keras_kernel}, NVFP4_16, axis=2).to_records()[0]
+    _check(
+        mapped,
+        _oracle(
+            keras_kernel,
+            fpx.quantize_blocks(
+                np.moveaxis(keras_kernel, (3, 2), (-2, -1)), NVFP4_16, axis=-1
+            ).values.transpose(0, 1, 3, 2),
+        ),
+    )
