@@ -55,9 +55,11 @@ one); block formats (mxfp4, mxfp6_e2m3, mxfp8_e4m3, nvfp4...) give a block row.
 Blocks run along each tensor's summed axis (--axis auto): the axis column
 says which and where it came from (graph, layer, layout, last, given); "short"
 marks an axis shorter than a block. --scale-rule sets the rule of MX block
-scales (floor, rceil, ceil, even). Scalars are left out (--min-size 2) and
-every other tensor is reported unless --include, --exclude or --weights-only
-say otherwise; a filter that leaves nothing is an error (exit 2).
+scales (floor, rceil, ceil, even). Scalars (--min-size 2) and ONNX constants
+(a -1e9 attention mask, an epsilon broadcast to a shape: --constants reports
+them) are left out, and every other tensor is reported unless --include,
+--exclude or --weights-only say otherwise; a filter that leaves nothing is an
+error (exit 2).
 
 A tensor passes a (format, scaling) when no value overflows and its SNR is at
 least --min-snr dB (20 by default).
@@ -88,8 +90,8 @@ def build_report_parser() -> argparse.ArgumentParser:
         prog=f"{PROG} report",
         usage=f"{PROG} report PATH -f FORMAT[,FORMAT...] [--scaling SCALING[,...]] "
         "[--axis auto|N] [--scale-rule RULE] [--min-size N] [--include GLOB] "
-        "[--exclude GLOB] [--weights-only] [--scheduler ADDRESS] [--top N] [--min-snr DB] "
-        "[--json | --csv] [--no-progress]",
+        "[--exclude GLOB] [--weights-only | --constants] [--scheduler ADDRESS] [--top N] "
+        "[--min-snr DB] [--json | --csv] [--no-progress]",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -131,7 +133,8 @@ def build_report_parser() -> argparse.ArgumentParser:
         "--min-size",
         type=int,
         metavar="N",
-        help="leave out tensors of fewer than N values (default 2: scalars are left out)",
+        help="leave out tensors of fewer than N values (default 2: scalars, such as an "
+        "epsilon of shape (1,), are left out; 0 reports them)",
     )
     parser.add_argument(
         "--include",
@@ -145,11 +148,21 @@ def build_report_parser() -> argparse.ArgumentParser:
         metavar="GLOB",
         help="leave out the tensors whose names match (repeatable), e.g. '*norm*'",
     )
-    parser.add_argument(
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument(
         "--weights-only",
         action="store_true",
         help="only the layers' weights: ONNX initializers of Conv/Gemm/MatMul/Gather, "
-        "trainable Keras variables, else tensors of rank 2 or more (default: every tensor)",
+        "trainable Keras variables, else tensors of rank 2 or more (default: every tensor "
+        "but the constants)",
+    )
+    chosen.add_argument(
+        "--constants",
+        action="store_true",
+        help="report the constants too: ONNX Constant node outputs and initializers filled "
+        "with one value other than 0 or 1 (a -1e9 mask, an epsilon) that only elementwise ops "
+        "consume; left out by default, as they would fill the worst rows (--include NAME "
+        "reports one)",
     )
     parser.add_argument(
         "--scheduler",
@@ -230,7 +243,8 @@ def _run(args: argparse.Namespace) -> int:
     report = checkpoint_report(
         args.path.strip(), formats, scalings=scalings, axis=_axis(args.axis),
         min_size=args.min_size, include=args.include, exclude=args.exclude,
-        weights_only=args.weights_only or None, scheduler=args.scheduler,
+        weights_only=True if args.weights_only else (False if args.constants else None),
+        scheduler=args.scheduler,
         progress=False if args.no_progress else None, scale_rule=rule,
     )  # fmt: skip
     if args.json or args.csv:

@@ -84,17 +84,30 @@ def _summary(q: Any) -> str:
 
 
 def _short_note(q: Any) -> str:
-    """What a block axis shorter than a block means, or nothing."""
-    shape, axis, size = getattr(q.codes, "shape", ()), q.axis, q.block_size
-    if not (isinstance(axis, int) and isinstance(size, int) and -len(shape) <= axis < len(shape)):
+    """What a block axis shorter than a block means (each such axis named, with its
+    length: 1-D blocks and 2-D tiles alike), or nothing."""
+    short = getattr(q, "short_axes", ())
+    if not short:
         return ""
-    length = int(shape[axis])
-    if length >= size:
-        return ""
-    return (
-        f"; axis {axis} holds {length} value{'s' if length != 1 else ''}, fewer than a "
-        f"block: each block holds {length} (block along the summed axis with axis=)"
+    if len(getattr(q, "axes", ())) < 2:  # 1-D blocks
+        ((axis, length, size),) = short
+        return (
+            f"; axis {axis} holds {length} value{'s' if length != 1 else ''}, fewer than a "
+            f"block of {size}: each block holds {length} (block along the summed axis with "
+            "axis=)"
+        )
+    shape = q.codes.shape
+    default = q.format.block_size
+    sizes = q.block_shape or (default if isinstance(default, tuple) else (default,))
+    lengths = {axis: length for axis, length, _ in short}
+    held = " x ".join(str(min(int(shape[a]), int(s))) for a, s in zip(q.axes, sizes, strict=False))
+    said = "; ".join(
+        f"axis {axis} holds {length} value{'s' if length != 1 else ''}, fewer than the "
+        f"tile's {size}"
+        for axis, length, size in short
     )
+    most = "" if len(lengths) == len(q.axes) else "at most "
+    return f"; {said}: each tile holds {most}{held}"
 
 
 def blocks_text(q: Any) -> str:

@@ -13,7 +13,12 @@ The tensors are the model's variables, named by their layer path as Keras names
 variable names, only positions, so the names come from the order in which Keras'
 built-in layers save their variables (:data:`VARIABLES`), with the layer's class
 read from ``config.json`` (a ``.keras`` file) or from the group's name (Keras
-names a group after the layer's class, ``dense_1``); ``use_bias``, ``center`` and
+names a group after the layer's class, ``dense_1``); the layers of a nested model
+(or of any layer whose config holds its sublayers') are looked up in that layer's
+config alone, so that one named as a layer elsewhere in the model is read with its
+own; an attention layer's EinsumDense sublayers, which no config holds, are known
+by the attribute they are saved under (``query_dense``, ``_output_dense``...) and
+their equations by :func:`.keras_roles.attention_config`; ``use_bias``, ``center`` and
 ``scale`` settings in the config drop the variables a layer does not have. A layer
 outside the table, or whose count of variables does not match it, has its
 variables named by position: ``"my_layer/0"``. Variables that belong to the model
@@ -56,7 +61,7 @@ from .checkpoint import (
 from .checkpoint import ml_dtype as _ml_dtype
 from .hdf5_checks import check_contained, check_dataset
 from .keras_archive import MAX_CONFIG, Inflated, weights_member
-from .keras_roles import keras_role
+from .keras_roles import ATTENTION_SUBLAYERS, attention_config, keras_role
 
 __all__ = ["MAX_CONFIG", "VARIABLES", "read_keras", "read_weights_h5"]
 
@@ -79,9 +84,12 @@ VARIABLES: dict[str, tuple[str, ...]] = {
 }
 """Keras' built-in layers and the order in which they save their variables."""
 
-_SUBLAYERS = ("query_dense", "key_dense", "value_dense", "output_dense")
-"""An attention layer's sublayers, in the order Keras creates them."""
+_SUBLAYERS = tuple(ATTENTION_SUBLAYERS)
+"""An attention layer's sublayers, in the order Keras creates them (saved under these
+names by MultiHeadAttention, with a leading ``_`` by GroupQueryAttention)."""
 _SUBLAYER_CLASS = dict.fromkeys(_SUBLAYERS, "EinsumDense")
+
+_Configs = dict[str, tuple[str, dict[str, Any]]]
 
 
 def _snake(name: str) -> str:
@@ -116,19 +124,28 @@ def _variable_names(cls: str | None, config: dict[str, Any], count: int) -> list
     return names if len(names) == count else None
 
 
-def _layer_configs(config: Any) -> dict[str, tuple[str, dict[str, Any]]]:
-    """Layer name -> (class name, config) for every layer of a model config, nested too."""
+def _layer_configs(config: Any, nested: bool = True) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Layer name -> (class name, config) for every layer of a model config, nested too
+    (``nested=False``: only those in no other layer's config that ``config`` holds)."""
     found: dict[str, tuple[str, dict[str, Any]]] = {}
     if isinstance(config, dict):
         inner = config.get("config")
         if isinstance(inner, dict) and "class_name" in config and "name" in inner:
             found.setdefault(str(inner["name"]), (str(config["class_name"]), inner))
+            if not nested:
+                return found
         for value in config.values():
-            found.update({k: v for k, v in _layer_configs(value).items() if k not in found})
+            found.update({k: v for k, v in _layer_configs(value, nested).items() if k not in found})
     elif isinstance(config, list):
         for value in config:
-            found.update({k: v for k, v in _layer_configs(value).items() if k not in found})
+            found.update({k: v for k, v in _layer_configs(value, nested).items() if k not in found})
     return found
+
+
+def _sublayer_configs(config: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The configs of the layers that a layer's (or model's) ``config`` holds itself: a
+    model's layers, not those of the models nested in it, which may share their names."""
+    return _layer_configs({k: v for k, v in config.items() if k != "dtype"}, nested=False)
 
 
 def _natural(key: str) -> tuple[str, int]:
@@ -137,16 +154,26 @@ def _natural(key: str) -> tuple[str, int]:
     return match.group(1), int(match.group(2) or 0)
 
 
-def _class_of(
-    key: str, layer_name: str, configs: dict[str, tuple[str, dict[str, Any]]]
-) -> tuple[str | None, dict[str, Any]]:
+def _class_of(key: str, layer_name: str, configs: _Configs) -> tuple[str | None, dict[str, Any]]:
+    """The class and config of the layer saved as group ``key`` with name ``layer_name``:
+    from ``configs`` (those of the layers its parent holds), else the class its group's
+    or its own name is the snake_case of, else the attention sublayer it is saved as."""
     if layer_name in configs:
         return configs[layer_name]
     for candidate in (key, layer_name):
         base = _natural(candidate)[0]
         if base in _BY_SNAKE:
             return _BY_SNAKE[base], {}
-    return _SUBLAYER_CLASS.get(key), {}
+    return _SUBLAYER_CLASS.get(key.lstrip("_")), {}
+
+
+def _role_config(cls: str | None, config: dict[str, Any], key: str, ndim: int) -> dict[str, Any]:
+    """The config a variable's role is read from: the layer's own, or for an attention
+    layer's EinsumDense sublayer (whose config no file holds) the equation Keras
+    builds for a kernel of ``ndim`` axes."""
+    if config or cls != "EinsumDense":
+        return config
+    return attention_config(key, ndim)
 
 
 def _dtype(dataset: Any, where: str) -> np.dtype[Any]:
@@ -170,6 +197,8 @@ class _Walk:
     def __init__(self, file_name: str, config: Any) -> None:
         self.file_name = file_name
         self.configs = _layer_configs(config)
+        inner = config.get("config") if isinstance(config, dict) else None
+        self.top = _sublayer_configs(inner) if isinstance(inner, dict) else None  # the model's
         self.rank = {name: i for i, name in enumerate(self.configs)}  # the model's order
         self.found: dict[str, tuple[str, TensorSpec]] = {}
         self.roles: dict[str, TensorRole] = {}  # each variable's use (keras_roles)
@@ -181,34 +210,45 @@ class _Walk:
         spec = TensorSpec(tuple(int(n) for n in dataset.shape), _dtype(dataset, where))
         self.found[name] = (dataset.name, spec)
 
-    def layer(self, group: Any, key: str, prefix: str) -> None:
+    def layer(self, group: Any, key: str, prefix: str, scope: _Configs | None) -> None:
+        """Adds the variables of the layer saved as ``group`` (under its parent's ``key``),
+        and its sublayers'; ``scope``: the configs of the layers its parent holds (None:
+        the parent's config is not known, so the whole model's)."""
         variables = group["vars"]
         layer_name = str(variables.attrs.get("name", key))
         datasets = sorted(variables, key=_natural)
-        cls, config = _class_of(key, layer_name, self.configs)
+        cls, config = _class_of(key, layer_name, self.configs if scope is None else scope)
         names = _variable_names(cls, config, len(datasets)) or datasets
         for dataset, variable in zip(datasets, names, strict=True):
             self.add(f"{prefix}{layer_name}/{variable}", variables[dataset])
             if names is not datasets:
                 spec = self.found[f"{prefix}{layer_name}/{variable}"][1]
-                role = keras_role(cls, config, variable, spec.shape)
+                layer_config = _role_config(cls, config, key, len(spec.shape))
+                role = keras_role(cls, layer_config, variable, spec.shape)
                 self.roles[f"{prefix}{layer_name}/{variable}"] = role
-        self.children(group, f"{prefix}{layer_name}/")
+        inner = _sublayer_configs(config) if config else None
+        self.children(group, f"{prefix}{layer_name}/", scope=inner)
 
     def _order(self, group: Any, key: str) -> tuple[int, str, int]:
         child = group[key]
         name = str(child["vars"].attrs.get("name", key)) if "vars" in child else key
-        rank = self.rank.get(name, len(self.rank) + (*_SUBLAYERS, key).index(key))
+        sublayer = key.lstrip("_")
+        rank = self.rank.get(name, len(self.rank) + (*_SUBLAYERS, sublayer).index(sublayer))
         return (rank, *_natural(key))
 
-    def children(self, group: Any, prefix: str, skip: tuple[str, ...] = ("vars",)) -> None:
+    def children(
+        self, group: Any, prefix: str, skip: tuple[str, ...] = ("vars",),
+        scope: _Configs | None = None,
+    ) -> None:  # fmt: skip
+        """Adds the layers saved in ``group`` (directly, or in its ``layers`` group...),
+        each looked up in ``scope`` (:meth:`layer`)."""
         keys = [k for k in group if k not in skip and hasattr(group[k], "keys")]
         for key in sorted(keys, key=lambda k: self._order(group, k)):
             child = group[key]
             if "vars" in child:
-                self.layer(child, key, prefix)
+                self.layer(child, key, prefix, scope)
             else:
-                self.children(child, prefix)
+                self.children(child, prefix, scope=scope)
 
 
 def _read_layout(
@@ -229,7 +269,7 @@ def _read_layout(
         model = str(h5["vars"].attrs.get("name", "model"))
         for key in sorted(h5["vars"], key=_natural):
             walk.add(f"{model}/{key}", h5["vars"][key])
-    walk.children(h5, "", skip=("vars", "optimizer"))
+    walk.children(h5, "", skip=("vars", "optimizer"), scope=walk.top)
     return walk.found, walk.roles
 
 

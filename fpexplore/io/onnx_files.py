@@ -6,7 +6,29 @@ The tensors are the main graph's floating-point weights:
 * its ``Constant`` nodes whose value is floating-point, named by the node's output
   (exporters such as ``torch.onnx`` sometimes store weights this way, and a reader
   that skipped them would report a model without those weights). Small constants
-  (a LayerNorm's epsilon, a scale of 0.5) are tensors too: a report lists them.
+  (a LayerNorm's epsilon, a scale of 0.5) are tensors too.
+
+Constants: the checkpoint read (an :class:`OnnxCheckpoint`) says, by
+:meth:`OnnxCheckpoint.constant`, which of its tensors are constants rather than
+parameters; a report leaves those out unless asked for
+(:mod:`fpexplore.report.selection`). A constant is a tensor of 2 or more values
+(fewer is ``min_size``'s to leave out) that the graph says is no layer's weight
+(every node that consumes it sums over no axis of it: an ``Add``, ``Mul``, ``Div``,
+``Pow``...; see :mod:`fpexplore.io.onnx_roles`), consumed by at least one node of
+the main graph, and that is
+
+* a ``Constant`` node's output, or
+* filled: every one of its values the same (an attention mask of -1e9, an epsilon
+  broadcast to a shape), other than 0 or 1.
+
+A tensor a Conv, Gemm, MatMul or Gather consumes is a weight, however it is
+stored, and never a constant; so is one an op of unknown summed axis consumes (an
+``LSTM``'s) or one that no node of the main graph consumes (a subgraph's, say). A
+bias, a shift or a norm's scale of varied values is a parameter, and so is one
+still at its initial zeros or ones: every format's elements hold 0 and 1, so those
+never fill a report's worst rows. Whether a tensor is filled is found by
+reading it, the first time :meth:`~OnnxCheckpoint.constant` asks (not when the file
+is opened), and remembered.
 
 Integer and boolean initializers (shapes, indices, masks) are not weights and are
 left out, as are sparse initializers and the subgraphs of control-flow nodes.
@@ -47,10 +69,18 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoint import EXTRA, Checkpoint, CheckpointError, Entry, MissingLibraryError, TensorSpec
+from .checkpoint import (
+    EXTRA,
+    Checkpoint,
+    CheckpointError,
+    Entry,
+    MissingLibraryError,
+    TensorRole,
+    TensorSpec,
+)
 from .onnx_roles import graph_roles
 
-__all__ = ["FLOAT_TYPES", "external_file", "read_onnx"]
+__all__ = ["FLOAT_TYPES", "OnnxCheckpoint", "external_file", "read_onnx"]
 
 FLOAT_TYPES = (
     "FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
@@ -163,8 +193,47 @@ def _check_bytes(onnx: Any, tensor: Any, spec: TensorSpec, base: str, where: str
             )
 
 
-def read_onnx(path: str) -> Checkpoint:
-    """A :class:`Checkpoint` of an ONNX model's floating-point initializers and
+class OnnxCheckpoint(Checkpoint):
+    """A :class:`~fpexplore.io.Checkpoint` of an ONNX model, which knows its
+    constants (see the module notes)."""
+
+    def __init__(
+        self, path: str, entries: dict[str, Entry], *, roles: dict[str, TensorRole],
+        from_nodes: set[str], consumed: set[str],
+    ) -> None:  # fmt: skip
+        super().__init__(path, "onnx", entries, roles=roles)
+        self._from_nodes = frozenset(from_nodes)
+        self._consumed = frozenset(consumed)
+        self._constants: dict[str, str] = {}
+
+    def constant(self, name: str) -> str:
+        """Why tensor ``name`` is a constant rather than a parameter, or ``""`` if it
+        is not one (the module notes say which are). Reads the tensor the first
+        time it is asked of one that no node sums over (to see whether it is
+        filled); the answer is remembered."""
+        if name not in self._constants:
+            self._constants[name] = self._constant(name)
+        return self._constants[name]
+
+    def _constant(self, name: str) -> str:
+        spec, role = self.spec(name), self.role(name)
+        if spec.size < 2 or role.weight is not False or name not in self._consumed:
+            return ""
+        if name in self._from_nodes:
+            return "an ONNX Constant node's output"
+        flat = np.asarray(self[name]).reshape(-1)
+        if flat.dtype.kind != "f":  # ml_dtypes types: float32 holds each of their values
+            flat = flat.astype(np.float32)
+        first = flat[0]
+        with np.errstate(invalid="ignore"):
+            filled = bool(np.all(flat == first)) or bool(np.all(np.isnan(flat)))
+        if not filled or first == 0 or first == 1:
+            return ""
+        return f"every one of its {spec.size:,} values is {float(first):g}"
+
+
+def read_onnx(path: str) -> OnnxCheckpoint:
+    """An :class:`OnnxCheckpoint` of an ONNX model's floating-point initializers and
     Constant nodes (see the module notes)."""
     name = os.path.basename(path)
     onnx = _onnx(name)
@@ -180,10 +249,13 @@ def read_onnx(path: str) -> Checkpoint:
     floats = {getattr(proto, t) for t in FLOAT_TYPES if hasattr(proto, t)}
     base = os.path.dirname(os.path.abspath(path))
     tensors: list[tuple[str, Any]] = [(t.name, t) for t in model.graph.initializer]
+    from_nodes: set[str] = set()
     for node in model.graph.node:
         if node.op_type != "Constant" or node.domain not in ("", "ai.onnx"):
             continue
         for attribute in node.attribute:
+            if attribute.name in ("value", "value_float", "value_floats"):
+                from_nodes.add(node.output[0])
             if attribute.name == "value":
                 tensors.append((node.output[0], attribute.t))
             elif attribute.name in ("value_float", "value_floats"):
@@ -209,4 +281,6 @@ def read_onnx(path: str) -> Checkpoint:
         _check_bytes(onnx, tensor, spec, base, where)
         entries[key] = Entry(spec, _loader(onnx, tensor, base, where))
     roles = graph_roles(model.graph, {key: entry.spec.shape for key, entry in entries.items()})
-    return Checkpoint(path, "onnx", entries, roles=roles)
+    consumed = {key for node in model.graph.node for key in node.input if key in entries}
+    return OnnxCheckpoint(path, entries, roles=roles, from_nodes=from_nodes & set(entries),
+                          consumed=consumed)  # fmt: skip

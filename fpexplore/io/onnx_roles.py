@@ -13,12 +13,17 @@ consumes each initializer and how:
 * ``Gather`` of an initializer (input 0: an embedding table ``(vocab, dim)``): its
   last axis.
 
-These are the model's weights (``weight=True``); an initializer consumed only by
-other nodes (a bias added, a LayerNorm scale, a constant) is not, and its axis is
-unknown: the report blocks it along its last axis and says which node consumed it,
-and whether that node sums over no axis of it (an elementwise or shape op of the
-default domain, :data:`NO_SUM_OPS`) or over an axis not known here (an ``LSTM``, a
-``com.microsoft`` ``FusedMatMul``, any op not listed).
+These are the model's weights (``weight=True``). An initializer consumed only by
+ops that sum over no axis of it (elementwise and shape ops of the default domain,
+:data:`NO_SUM_OPS`: a bias added, a LayerNorm scale, a Reshape's shape; the bias a
+Conv, ConvTranspose or Gemm adds, :data:`NO_SUM_INPUTS`) is not a weight
+(``weight=False``). One that an op of unknown summed axis consumes (an
+``LSTM``'s ``W``, ``R`` and ``B``, a ``com.microsoft`` ``FusedMatMul``, an op of a
+custom domain, any op not listed) may well be: the graph says nothing of it
+(``weight=None``), so ``weights_only`` keeps it by its rank, as it does tensors of
+files that say nothing. Neither has a known axis: the report blocks it along its
+last axis and says which node consumed it, and whether that node sums over no axis
+of it or over an axis not known here.
 
 Examples
 --------
@@ -37,7 +42,7 @@ from typing import Any
 
 from .checkpoint import TensorRole
 
-__all__ = ["NO_SUM_OPS", "graph_roles"]
+__all__ = ["NO_SUM_INPUTS", "NO_SUM_OPS", "graph_roles"]
 
 NO_SUM_OPS = frozenset({
     "Abs", "Add", "BatchNormalization", "Cast", "CastLike", "Ceil", "Clip", "Concat",
@@ -49,6 +54,11 @@ NO_SUM_OPS = frozenset({
 })  # fmt: skip
 """Ops of the default ONNX domain known to sum over no axis of an input: elementwise
 and shape ops (a normalization's scale and bias are multiplied and added)."""
+
+
+NO_SUM_INPUTS = frozenset({("Conv", 2), ("ConvTranspose", 2), ("Gemm", 2), ("Gather", 1)})
+"""(op, input position) of the default ONNX domain that sum over no axis of that input,
+of ops that sum over another's: a bias added, a Gather's indices."""
 
 
 def _attribute(node: Any, name: str, default: int) -> int:
@@ -76,9 +86,10 @@ def _summed_axis(node: Any, position: int, ndim: int) -> int | None:
     return None
 
 
-def _sums_over_none(node: Any) -> bool:
-    """Whether ``node`` is known to sum over no axis of its inputs."""
-    return node.domain in ("", "ai.onnx") and node.op_type in NO_SUM_OPS
+def _sums_over_none(node: Any, position: int) -> bool:
+    """Whether ``node`` is known to sum over no axis of its input ``position``."""
+    op = node.op_type
+    return node.domain in ("", "ai.onnx") and (op in NO_SUM_OPS or (op, position) in NO_SUM_INPUTS)
 
 
 def graph_roles(graph: Any, shapes: dict[str, tuple[int, ...]]) -> dict[str, TensorRole]:
@@ -97,15 +108,17 @@ def graph_roles(graph: Any, shapes: dict[str, tuple[int, ...]]) -> dict[str, Ten
         if known:
             roles[name] = TensorRole(known[0][0], "graph", True)
             continue
-        none = sorted({node.op_type for node, _ in uses if _sums_over_none(node)})
-        unknown = sorted({node.op_type for node, _ in uses if not _sums_over_none(node)})
+        none = sorted({node.op_type for node, i in uses if _sums_over_none(node, i)})
+        unknown = sorted({node.op_type for node, i in uses if not _sums_over_none(node, i)})
         summing_none = f"{', '.join(none)}, which sums over no axis of it"
-        if unknown:
+        weight: bool | None = False
+        if unknown:  # says nothing of its use: a weight by its rank (weights_only)
             note = f"consumed by {', '.join(unknown)}, whose summed axis is not known"
             note += f" (and by {summing_none})" if none else ""
+            weight = None
         elif none:
             note = f"consumed by {summing_none}"
         else:
             note = "consumed by no node of the main graph"
-        roles[name] = TensorRole(None, "", False, note)
+        roles[name] = TensorRole(None, "", weight, note)
     return roles

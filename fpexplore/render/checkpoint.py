@@ -83,7 +83,8 @@ def _skipped_note(report: Any) -> str:
     filtered = len(report.skipped) - len(typed)
     if filtered:
         notes.append(f"{filtered} tensor{'s' if filtered != 1 else ''} left out by the filters "
-                     "(min_size, include/exclude, weights_only; skipped says why)")  # fmt: skip
+                     "(min_size, include/exclude, weights_only, constants; skipped says "
+                     "why)")  # fmt: skip
     return "; ".join(notes)
 
 

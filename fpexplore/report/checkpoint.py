@@ -129,13 +129,18 @@ def checkpoint_report(
         layout says: ``out x in`` tiles at each tap (``tensor_report(..., axis=1,
         tile_axis=0)``).
     min_size : int or None
-        Tensors of fewer values are left out (None: 2, so scalars are).
+        Tensors of fewer values are left out (None: 2, so scalars, an epsilon of
+        shape ``(1,)`` among them, are).
     include, exclude : glob pattern or patterns, optional
         Names to keep (any pattern) and to leave out (any pattern).
     weights_only : bool or None
         True: the layers' weights only (ONNX initializers that a Conv, Gemm,
         MatMul or Gather consumes; trainable Keras variables; tensors of rank 2
-        or more where the file does not say). None or False: every tensor. See
+        or more where the file does not say). None (the default): every tensor
+        but the constants (ONNX Constant node outputs and initializers filled with
+        one value other than 0 or 1 that no node sums over: a -1e9 mask, an
+        epsilon), each listed in ``skipped``. False: every tensor, the constants
+        too. An ``include`` pattern that is a constant's name also reports it. See
         :mod:`fpexplore.report.selection`.
     progress : bool or None
         A progress bar (None: where one can be seen; see
@@ -232,6 +237,7 @@ def _why_none(filtered: list[tuple[str, str]]) -> str:
     for _, why in filtered:
         reason = why.split(" (")[0] if why.startswith("not a weight") else why
         reason = "fewer values than min_size" if "min_size" in reason else reason
+        reason = "constants" if why.startswith("constant: ") else reason
         counts[reason] = counts.get(reason, 0) + 1
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])[:3]
     return "; ".join(f"{n} {reason}" for reason, n in ranked) or "the checkpoint is empty"

@@ -1,16 +1,35 @@
 """Which tensors of a checkpoint a report covers, and the block axis of each.
 
-The filters (each a tensor left out is listed with the reason, in ``skipped``):
+The filters, in this order (a tensor left out is listed in ``skipped`` with the
+first reason that applies):
 
-* ``min_size``: tensors of fewer values are left out (default 2: scalars, such as
-  an ONNX LayerNorm's epsilon, never fill the worst rows);
 * ``include`` / ``exclude``: glob patterns (:func:`fnmatch.fnmatchcase`) on names,
   one pattern or several; a tensor is kept if it matches an ``include`` (when any is
   given) and no ``exclude``;
-* ``weights_only``: the layers' weights, as the file says (ONNX initializers that a
-  Conv, Gemm, MatMul or Gather consumes; trainable Keras variables) and, where it
-  says nothing, tensors of rank 2 or more. None or False (the default): every
-  tensor.
+* ``min_size``: tensors of fewer values are left out (default 2: scalars, such as
+  an ONNX LayerNorm's epsilon or one of shape ``(1,)``, never fill the worst rows;
+  ``min_size=0`` or ``1`` reports them);
+* ``weights_only``: True: the layers' weights, as the file says (ONNX initializers
+  that a Conv, Gemm, MatMul or Gather consumes; trainable Keras variables) and,
+  where it says nothing, tensors of rank 2 or more. None (the default): every
+  tensor but the constants. False: every tensor, the constants too.
+
+**Constants** are tensors of 2 or more values that the file says are constants
+rather than parameters: its checkpoint has a method ``constant(name)`` that gives
+the reason (``""``: not a constant). ONNX files say so
+(:class:`fpexplore.io.onnx_files.OnnxCheckpoint`; other files name no constants):
+a tensor that no node consuming it sums over (an ``Add``, ``Mul``, ``Div`` or
+``Pow``) and that is a ``Constant`` node's output or is filled with one value other
+than 0 or 1 (an attention mask of -1e9, an epsilon broadcast to a shape). A bias or
+a norm's scale of varied values is a parameter, and so is one at its initial zeros
+or ones. A -1e9 mask overflows every FP8 and FP4 format and a small epsilon
+flushes to zero: reported, they would fill the worst rows with numbers no weight
+has. By default each is left out, and listed in ``skipped``: ``"constant: every one
+of its 16 values is -1e+09; consumed by Add, which sums over no axis of it
+(weights_only=False or include='mask' reports it)"``. Asked for, they are
+reported: ``weights_only=False`` (every tensor), or an ``include`` pattern that is
+the constant's very name (``include=["*.weight", "mask"]``; a pattern that matches
+it by a wildcard does not bring a constant back).
 
 The block axis (``axis="auto"``): the axis the tensor's layer sums over, where the
 file says (:meth:`fpexplore.io.Checkpoint.role`: ``"graph"``, ``"layer"``,
@@ -76,11 +95,18 @@ def _min_size(value: Any) -> int:
     return n
 
 
+def _constant(ckpt: Checkpoint, name: str) -> str:
+    """Why the file says tensor ``name`` is a constant, or ``""``."""
+    says = getattr(ckpt, "constant", None)
+    return str(says(name)) if callable(says) else ""
+
+
 def select(
     ckpt: Checkpoint, *, min_size: Any, include: Any, exclude: Any, weights_only: bool | None,
     names: Iterable[str] | None = None,
 ) -> tuple[list[str], list[tuple[str, str]]]:  # fmt: skip
-    """The names kept (in the checkpoint's order), and (name, why) for those left out."""
+    """The names kept (in the checkpoint's order), and (name, why) for those left out
+    (the filters of the module notes, in their order: the first reason is given)."""
     if weights_only is not None and not isinstance(weights_only, bool):
         raise TypeError(f"weights_only must be True, False or None, got {weights_only!r}")
     smallest = _min_size(min_size)
@@ -101,6 +127,9 @@ def select(
             why = "not a weight (" + (role.note or "the file says so") + ")"
         elif weights_only and role.weight is None and len(spec.shape) < 2:
             why = f"rank {len(spec.shape)}: not a weight (weights_only)"
+        elif weights_only is None and name not in wanted and (what := _constant(ckpt, name)):
+            note = f"; {role.note}" if role.note else ""
+            why = f"constant: {what}{note} (weights_only=False or include={name!r} reports it)"
         if why:
             skipped.append((name, why))
         else:

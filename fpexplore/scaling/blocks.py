@@ -63,7 +63,9 @@ class QuantizedBlocks:
     are the dequantized values (float64, shape of the input). ``axis`` is an int
     for 1-D blocks and a pair for 2-D tiles (:attr:`axes` is always a tuple);
     ``block_shape`` the block's size along each block axis; ``scale_rule`` the
-    rule of a power-of-two scale (None for the others).
+    rule of a power-of-two scale (None for the others). :attr:`short_blocks` says
+    whether a block axis is shorter than the block along it (:attr:`short_axes`
+    which).
     """
 
     format: BlockFormat
@@ -87,6 +89,27 @@ class QuantizedBlocks:
     def axes(self) -> tuple[int, ...]:
         """The block axes, ascending (one, or two for 2-D tiles)."""
         return self.axis if isinstance(self.axis, tuple) else (self.axis,)
+
+    @property
+    def short_axes(self) -> tuple[tuple[int, int, int], ...]:
+        """``(axis, length, size)`` for each block axis (from 0, as :attr:`axes` runs) whose
+        ``length`` is shorter than the block's ``size`` along it: every block
+        along it holds ``length`` values, not ``size``. Empty if none is."""
+        shape = self.codes.shape
+        default = self.format.block_size
+        sizes = self.block_shape or (default if isinstance(default, tuple) else (default,))
+        short = []
+        for axis, size in zip(self.axes, sizes, strict=False):
+            if -len(shape) <= axis < len(shape) and shape[axis] < size:
+                short.append((axis % len(shape), int(shape[axis]), int(size)))
+        return tuple(short)
+
+    @property
+    def short_blocks(self) -> bool:
+        """Whether a block axis is shorter than the block along it (1-D: the block
+        axis shorter than ``block_size``; 2-D tiles: either tile axis shorter than
+        the tile's size along it), as a report's ``short_blocks`` says."""
+        return bool(self.short_axes)
 
     @property
     def element_format(self) -> Format | None:
