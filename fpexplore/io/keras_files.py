@@ -6,6 +6,8 @@ writes on its own. In it, each layer is an HDF5 group whose ``vars`` subgroup ho
 the layer's variables as datasets named by position (``0``, ``1``...) and whose
 other subgroups are its sublayers (an LSTM's ``cell``, an attention layer's
 ``query_dense``...); a ``vars`` group's ``name`` attribute is the layer's name.
+Naming the variables is one job (the walk of the groups and the config that names
+what they hold go together), so this module is longer than most.
 
 The tensors are the model's variables, named by their layer path as Keras names
 ``variable.path`` (without the model's own name): ``"dense/kernel"``,

@@ -129,8 +129,8 @@ def checkpoint_report(
         layout says: ``out x in`` tiles at each tap (``tensor_report(..., axis=1,
         tile_axis=0)``).
     min_size : int or None
-        Tensors of fewer values are left out (None: 2, so scalars, an epsilon of
-        shape ``(1,)`` among them, are).
+        Tensors of fewer values are left out (None: 2, so scalars and tensors of
+        one value, such as an epsilon, are).
     include, exclude : glob pattern or patterns, optional
         Names to keep (any pattern) and to leave out (any pattern).
     weights_only : bool or None

@@ -7,7 +7,7 @@ first reason that applies):
   one pattern or several; a tensor is kept if it matches an ``include`` (when any is
   given) and no ``exclude``;
 * ``min_size``: tensors of fewer values are left out (default 2: scalars, such as
-  an ONNX LayerNorm's epsilon or one of shape ``(1,)``, never fill the worst rows;
+  an ONNX LayerNorm's epsilon, and tensors of one value never fill the worst rows;
   ``min_size=0`` or ``1`` reports them);
 * ``weights_only``: True: the layers' weights, as the file says (ONNX initializers
   that a Conv, Gemm, MatMul or Gather consumes; trainable Keras variables) and,

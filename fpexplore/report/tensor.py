@@ -42,20 +42,17 @@ from typing import Any
 import numpy as np
 
 from .. import codes as K
-from ..formats import Format, get_format, warn_custom_format
+from ..formats import Format
 from ..lazy import is_dask
-from ..scaling.blocks import BLOCK_FORMATS, BlockFormat, get_block_format
-from ..scaling.tiles import SCALE_RULES
+from ..scaling.blocks import BlockFormat
 from .routes import stats as S
 from .routes.chunks import CHUNK_BYTES
 from .routes.rows import Row, row_scales
 from .routes.stream import numpy_stats
+from .rows_of import MX_OF_ELEMENT, SCALINGS, parse_formats, pow2_row
 
-__all__ = ["SCALINGS", "TensorReport", "tensor_report"]
+__all__ = ["MX_OF_ELEMENT", "SCALINGS", "TensorReport", "parse_formats", "tensor_report"]
 
-SCALINGS = ("none", "per_tensor", "block")
-MX_OF_ELEMENT = {spec.element: spec for spec in BLOCK_FORMATS.values() if spec.name != "nvfp4"}
-"""The MX block format of each element format (the ``block`` row of a plain format)."""
 LOG2_LOW, LOG2_HIGH = -160, 160  # the figure's |x| histogram: quarter binades in this range
 
 
@@ -114,85 +111,6 @@ class TensorReport:
         from ..plot.report import plot_report
 
         return plot_report(self, ax=ax, log=log)
-
-
-def parse_formats(
-    formats: Any, scalings: Iterable[str] = SCALINGS, scale_rule: Any = None
-) -> tuple[list[Format | BlockFormat], list[Row]]:
-    """The formats asked for, and the report's rows (those of ``scalings``; block
-    rows of power-of-two scales with ``scale_rule``)."""
-    wanted = _check_scalings(scalings)
-    rule = _check_rule(scale_rule)
-    if isinstance(formats, str | Format | BlockFormat) or not hasattr(formats, "__iter__"):
-        formats = [formats]
-    parsed: list[Format | BlockFormat] = []
-    rows: list[Row] = []
-    for spec in formats:  # a format named twice (e4m3, float8_e4m3fn) gives its rows once
-        if isinstance(spec, BlockFormat) or (isinstance(spec, str) and _is_block(spec)):
-            block = get_block_format(spec)
-            if block not in parsed:
-                parsed.append(block)
-                rows.append(Row("block", block.element_format, block, block.name))
-            continue
-        warn_custom_format(spec, stacklevel=4)
-        fmt = get_format(spec)
-        if fmt in parsed:
-            continue
-        parsed.append(fmt)
-        rows += [Row("none", fmt, None, fmt.name), Row("per_tensor", fmt, None, fmt.name)]
-        if fmt.name in MX_OF_ELEMENT and fmt == get_format(fmt.name):
-            rows.append(Row("block", fmt, MX_OF_ELEMENT[fmt.name], fmt.name))
-    if not parsed:
-        raise ValueError("tensor_report needs at least one format")
-    rows = [row for row in rows if row.scaling in wanted]
-    if scale_rule is None:
-        return parsed, rows
-    if not any(_pow2(row) for row in rows):
-        names = ", ".join(dict.fromkeys(row.label for row in rows)) or "none"
-        raise ValueError(
-            f"scale_rule={scale_rule!r} applies to the block rows of power-of-two scales "
-            f"(MX formats: mxfp8_e4m3, mxfp4...; float32_pow2), and no row has one (rows of "
-            f"{names} with scalings {', '.join(wanted)})"
-        )
-    return parsed, [row._replace(rule=rule) if _pow2(row) else row for row in rows]
-
-
-def _pow2(row: Row) -> bool:
-    return row.block is not None and row.block.scale in ("e8m0", "float32_pow2")
-
-
-def _check_rule(scale_rule: Any) -> str:
-    if scale_rule is None:
-        return "floor"
-    if not isinstance(scale_rule, str):
-        raise TypeError(
-            f"scale_rule must be a str, one of {', '.join(SCALE_RULES)}, got {scale_rule!r}"
-        )
-    if scale_rule not in SCALE_RULES:
-        raise ValueError(
-            f"unknown scale_rule {scale_rule!r}; expected one of {', '.join(SCALE_RULES)}"
-        )
-    return scale_rule
-
-
-def _check_scalings(scalings: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(scalings, str):
-        scalings = (scalings,)
-    wanted = tuple(scalings)
-    for s in wanted:
-        if s not in SCALINGS:
-            raise ValueError(f"unknown scaling {s!r}; expected some of {', '.join(SCALINGS)}")
-    if not wanted:
-        raise ValueError(f"scalings is empty; expected some of {', '.join(SCALINGS)}")
-    return wanted
-
-
-def _is_block(name: str) -> bool:
-    try:
-        get_block_format(name)
-    except ValueError:
-        return False
-    return True
 
 
 def tensor_report(
@@ -322,7 +240,7 @@ def build_report(
             "became_inf": r.became_inf, "became_nan": r.became_nan,
             "nonfinite_from": r.overflow_from if r.nonfinite else None, "axis": axis,
             "short_blocks": _short(row, length, across),
-            "scale_rule": row.rule if _pow2(row) else None,
+            "scale_rule": row.rule if pow2_row(row) else None,
         })  # fmt: skip
     hist, zero = _figure_hist(stats)
     return TensorReport(records, stats.n, stats.finite, amax, False, parsed, hist, zero,
