@@ -15,10 +15,11 @@ Examples
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ..core.density import count_between
 from ..exact import FLAGS
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_FORMAT",
     "PROG",
     "UsageError",
+    "UsageParser",
     "count_record",
     "count_text",
     "json_number",
@@ -50,6 +52,14 @@ PROG = "fpexplore"
 
 class UsageError(Exception):
     """Bad input: reported as one line on stderr, with exit status 2."""
+
+
+class UsageParser(argparse.ArgumentParser):
+    """An argument parser whose errors raise :class:`UsageError` (argparse would
+    print its usage and exit by itself)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
 
 
 def use_color(choice: str, stream: TextIO) -> bool:

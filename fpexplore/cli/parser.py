@@ -13,12 +13,11 @@ import argparse
 import re
 import textwrap
 from collections.abc import Sequence
-from typing import NoReturn
 
 from .. import __version__
 from ..exact import ROUNDING_MODES
 from .jsonout import JSON_RULE
-from .output import DEFAULT_FORMAT, PROG, UsageError
+from .output import DEFAULT_FORMAT, PROG, UsageParser
 from .plot import MIXED_PLOT_NAMES, PLOT_NAMES
 
 __all__ = ["DEFAULT_FORMAT", "PROG", "build_parser", "protect_negative_numbers"]
@@ -91,14 +90,9 @@ tf32, FP8, FP6, FP4 and custom eXmY formats."""
 _NEGATIVE_NUMBER = re.compile(r"-(?:\d|\.\d|inf|nan|snan|qnan|0x)", re.IGNORECASE)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``fpexplore`` command."""
-    parser = _Parser(
+    parser = UsageParser(
         prog=PROG,
         usage=USAGE,
         description=DESCRIPTION,

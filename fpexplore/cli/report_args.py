@@ -8,9 +8,8 @@ argparse's own exit.
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
 
-from .output import PROG, UsageError
+from .output import PROG, UsageParser
 
 __all__ = ["SCALING_NAMES", "build_report_parser"]
 
@@ -59,14 +58,9 @@ examples:
 exit status: 0 done, 2 a bad file, format or argument (one line on stderr)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def build_report_parser() -> argparse.ArgumentParser:
     """The argument parser of ``fpexplore report``."""
-    parser = _Parser(
+    parser = UsageParser(
         prog=f"{PROG} report",
         usage=f"{PROG} report PATH -f FORMAT[,FORMAT...] [--scaling SCALING[,...]] "
         "[--axis auto|N] [--scale-rule RULE] [--min-size N] [--include GLOB] "

@@ -126,10 +126,10 @@ def _variable_names(cls: str | None, config: dict[str, Any], count: int) -> list
     return names if len(names) == count else None
 
 
-def _layer_configs(config: Any, nested: bool = True) -> dict[str, tuple[str, dict[str, Any]]]:
+def _layer_configs(config: Any, nested: bool = True) -> _Configs:
     """Layer name -> (class name, config) for every layer of a model config, nested too
     (``nested=False``: only those in no other layer's config that ``config`` holds)."""
-    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    found: _Configs = {}
     if isinstance(config, dict):
         inner = config.get("config")
         if isinstance(inner, dict) and "class_name" in config and "name" in inner:
@@ -144,7 +144,7 @@ def _layer_configs(config: Any, nested: bool = True) -> dict[str, tuple[str, dic
     return found
 
 
-def _sublayer_configs(config: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+def _sublayer_configs(config: dict[str, Any]) -> _Configs:
     """The configs of the layers that a layer's (or model's) ``config`` holds itself: a
     model's layers, not those of the models nested in it, which may share their names."""
     return _layer_configs({k: v for k, v in config.items() if k != "dtype"}, nested=False)

@@ -15,6 +15,7 @@ import numpy as np
 from .. import codes as K
 from ..lazy import is_dask
 from .routes.stream import needs_amax, numpy_stats
+from .routes.tiles import tile_axis
 from .tensor import build_report, dtype_name
 
 __all__ = ["as_array", "conv_tile_axis", "tensor_records"]
@@ -47,7 +48,7 @@ def tensor_records(
     """The tensor's records, and how many of its values are NaN or inf."""
     shape = tuple(int(d) for d in value.shape)
     ax, source, _ = axis
-    other = conv_tile_axis(shape, ax, source)
+    other = tile_axis(len(shape), ax, conv_tile_axis(shape, ax, source))
     try:
         if is_dask(value):
             from .routes.dask_run import dask_stats

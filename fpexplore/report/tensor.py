@@ -49,6 +49,7 @@ from .routes import stats as S
 from .routes.chunks import CHUNK_BYTES
 from .routes.rows import Row, row_scales
 from .routes.stream import numpy_stats
+from .routes.tiles import tile_axis as resolve_tile_axis
 from .rows_of import MX_OF_ELEMENT, SCALINGS, parse_formats, pow2_row
 
 __all__ = ["MX_OF_ELEMENT", "SCALINGS", "TensorReport", "parse_formats", "tensor_report"]
@@ -181,22 +182,16 @@ def tensor_report(
         from .routes.dask_run import dask_stats
 
         arr, ax = x, _block_axis(axis, max(x.ndim, 1))
-        other = _tile_axis(tile_axis, max(x.ndim, 1), ax)
+        other = resolve_tile_axis(max(x.ndim, 1), ax, tile_axis)
         stats, amax = dask_stats(x, rows, ax, other)
     else:
         arr = K.real_array(x)
         if arr.ndim == 0:
             arr = arr.reshape(1)
         ax = _block_axis(axis, arr.ndim)
-        other = _tile_axis(tile_axis, arr.ndim, ax)
+        other = resolve_tile_axis(arr.ndim, ax, tile_axis)
         stats, amax = numpy_stats(arr, rows, ax, chunk_bytes, other=other)
     return build_report(stats, rows, amax, parsed, arr.dtype, ax, tuple(arr.shape), other)
-
-
-def _tile_axis(tile_axis: Any, ndim: int, axis: int) -> int | None:
-    from .routes.tiles import tile_axis as checked
-
-    return checked(ndim, axis, tile_axis)
 
 
 def _block_axis(axis: Any, ndim: int) -> int:
@@ -214,11 +209,9 @@ def build_report(
     dtype: Any, axis: int, shape: tuple[int, ...] = (), other: int | None = None,
 ) -> TensorReport:  # fmt: skip
     """A :class:`TensorReport` from a tensor's combined statistics (``shape``: the
-    tensor's, and ``other`` the axis of a 2-D tile's first size, for
-    ``short_blocks``)."""
+    tensor's, and ``other`` the axis of a 2-D tile's first size, None for a tensor of
+    one axis, for ``short_blocks``)."""
     length = int(shape[axis]) if len(shape) > axis else 1
-    if other is None and len(shape) > 1:
-        other = _tile_axis(None, len(shape), axis)
     across = int(shape[other]) if other is not None else 1
     scales = row_scales(rows, amax)
     signal = stats.signal.log2()  # (the rows share it)
