@@ -205,6 +205,13 @@ class Checkpoint(Mapping[str, Any]):
             return TensorRole(1, "layout")
         return TensorRole()
 
+    def constant(self, name: str) -> str:
+        """Why the file says tensor ``name`` is a constant rather than a parameter, or
+        ``""``: only ONNX files name constants
+        (:meth:`fpexplore.io.onnx_files.OnnxCheckpoint.constant`)."""
+        self._entry(name)
+        return ""
+
     def read_rows(self, name: str, start: int, stop: int) -> np.ndarray:
         """Rows ``start:stop`` (along the first axis) of tensor ``name``, as a copy.
 

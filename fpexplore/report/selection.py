@@ -15,8 +15,8 @@ first reason that applies):
   tensor but the constants. False: every tensor, the constants too.
 
 **Constants** are tensors of 2 or more values that the file says are constants
-rather than parameters: its checkpoint has a method ``constant(name)`` that gives
-the reason (``""``: not a constant). ONNX files say so
+rather than parameters: :meth:`fpexplore.io.Checkpoint.constant` gives the reason
+(``""``: not a constant). ONNX files say so
 (:class:`fpexplore.io.onnx_files.OnnxCheckpoint`; other files name no constants):
 a tensor that no node consuming it sums over (an ``Add``, ``Mul``, ``Div`` or
 ``Pow``) and that is a ``Constant`` node's output or is filled with one value other
@@ -95,12 +95,6 @@ def _min_size(value: Any) -> int:
     return n
 
 
-def _constant(ckpt: Checkpoint, name: str) -> str:
-    """Why the file says tensor ``name`` is a constant, or ``""``."""
-    says = getattr(ckpt, "constant", None)
-    return str(says(name)) if callable(says) else ""
-
-
 def select(
     ckpt: Checkpoint, *, min_size: Any, include: Any, exclude: Any, weights_only: bool | None,
     names: Iterable[str] | None = None,
@@ -127,7 +121,7 @@ def select(
             why = "not a weight (" + (role.note or "the file says so") + ")"
         elif weights_only and role.weight is None and len(spec.shape) < 2:
             why = f"rank {len(spec.shape)}: not a weight (weights_only)"
-        elif weights_only is None and name not in wanted and (what := _constant(ckpt, name)):
+        elif weights_only is None and name not in wanted and (what := ckpt.constant(name)):
             note = f"; {role.note}" if role.note else ""
             why = f"constant: {what}{note} (weights_only=False or include={name!r} reports it)"
         if why:

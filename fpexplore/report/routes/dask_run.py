@@ -78,11 +78,11 @@ def dask_stats(
     px = _whole_blocks(x, {axis: row_align(plain)})
     plan = make_plan(plain, amax, np.dtype(x.dtype))
     parts = [dask.delayed(_chunk_stats)(c, plan, axis) for c in px.to_delayed().ravel().tolist()]
-    (total,) = dask.compute(_tree(dask, parts, _add))
-    if len(plain) < len(rows):
-        found = iter(total.rows)
-        total.rows[:] = [_tiled(dask, x, row, axis, other, amax) if is_tiled(row)
-                         else next(found) for row in rows]  # fmt: skip
+    tiled = [_tiled(dask, x, row, axis, other, amax) for row in rows if is_tiled(row)]
+    total, *tiled_rows = dask.compute(_tree(dask, parts, _add), *tiled)  # one run for all rows
+    if tiled_rows:
+        found, tiles = iter(total.rows), iter(tiled_rows)
+        total.rows[:] = [next(tiles) if is_tiled(row) else next(found) for row in rows]
     return total, amax if needs_amax(rows) else total.amax
 
 
@@ -98,7 +98,8 @@ def _whole_blocks(x: Any, steps: dict[int, int]) -> Any:
 
 
 def _tiled(dask: Any, x: Any, row: Row, axis: int, other: int | None, amax: float) -> Any:
-    """A row of 2-D blocks: each chunk's tiles (chunks cut at whole tiles), combined."""
+    """A row of 2-D blocks, delayed: each chunk's tiles (chunks cut at whole tiles),
+    combined."""
     from .tiles import tile_axis
 
     assert row.block is not None and isinstance(row.block.block_size, tuple)
@@ -107,8 +108,7 @@ def _tiled(dask: Any, x: Any, row: Row, axis: int, other: int | None, amax: floa
     tx = _whole_blocks(x, {axis: b1, tiles_along: b0} if tiles_along is not None else {axis: b1})
     task = dask.delayed(_tile_chunk)
     parts = [task(c, row, axis, tiles_along, amax) for c in tx.to_delayed().ravel().tolist()]
-    (out,) = dask.compute(_tree(dask, parts, _add_rows))
-    return out
+    return _tree(dask, parts, _add_rows)
 
 
 def _tile_chunk(chunk: np.ndarray, row: Row, axis: int, other: int | None, amax: float) -> Any:
