@@ -4,7 +4,6 @@ tests/explain_check.py) or a clear ValueError/TypeError, within a time bound."""
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from typing import Any
 
@@ -15,27 +14,23 @@ from hypothesis import strategies as st
 import fpexplore as fpx
 from fpexplore.core.rounding_explain import explain_rounding
 from fpexplore.render.comparison import compare
+from tests.cpu_time import within
 from tests.explain_check import check_explanation
 from tests.fuzz.strategies import FORMAT_NAMES, FUZZ, MODES, any_inputs, arrays, operands
 from tests.oracle import exact_elements, exact_input, expected_code, oracle_round, round_exact
 
-TIME_LIMIT = 1.0  # CPU seconds per public call (CPU time: shared machines stay fair)
+TIME_LIMIT = 1.0  # CPU seconds per public call (tests/cpu_time.py: shared machines stay fair)
 CLEAR = (ValueError, TypeError)
 
 
 def _within(call: Any) -> tuple[Any, Exception | None]:
     """(result, None) or (None, the clear error); fails on any other exception, a
     message that is not ours, or a call slower than TIME_LIMIT."""
-    start = time.process_time()
-    try:
-        result, error = call(), None
-    except CLEAR as err:
-        result, error = None, err
-        message = str(err)
+    result, error = within(call, TIME_LIMIT, CLEAR)
+    if error is not None:
+        message = str(error)
         assert message and len(message) < 600, message[:200]
         assert "set_int_max_str_digits" not in message and "Traceback" not in message
-    elapsed = time.process_time() - start
-    assert elapsed < TIME_LIMIT, f"{elapsed:.2f} s"
     return result, error
 
 
